@@ -1,0 +1,245 @@
+//! Picking a backend: the [`DeviceRegistry`] and the [`DeviceRequest`] it opens.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{DeviceFeatures, DeviceLimits, GraphicsDevice, ValidatingDevice};
+
+/// A backend's name: lower-case, as `F3D_BACKEND` and the CLI spell it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BackendId(Cow<'static, str>);
+
+impl BackendId {
+    /// The null backend.
+    pub const NULL: Self = Self(Cow::Borrowed("null"));
+    /// The software rasteriser.
+    pub const SOFT: Self = Self(Cow::Borrowed("soft"));
+    /// wgpu.
+    pub const WGPU: Self = Self(Cow::Borrowed("wgpu"));
+    /// Vulkan through ash.
+    pub const VULKAN: Self = Self(Cow::Borrowed("vulkan"));
+
+    /// A backend named at compile time.
+    pub const fn new(name: &'static str) -> Self {
+        Self(Cow::Borrowed(name))
+    }
+
+    /// A backend named at run time (lower-cased).
+    pub fn from_name(name: &str) -> Self {
+        Self(Cow::Owned(name.trim().to_ascii_lowercase()))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for BackendId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for BackendId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BackendId({})", self.0)
+    }
+}
+
+/// Which adapter to prefer when there are several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PowerPreference {
+    /// Whatever the backend picks first.
+    #[default]
+    None,
+    /// An integrated or low-power adapter.
+    LowPower,
+    /// A discrete, high-performance adapter.
+    HighPerformance,
+}
+
+/// What an app asks of a device. Everything after the size has a default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceRequest {
+    /// The default target size (the window or the screenshot).
+    pub width: u32,
+    /// The default target size.
+    pub height: u32,
+    /// Features the device must have; a device without one is never handed out.
+    pub required_features: DeviceFeatures,
+    /// Limits the device must reach.
+    pub required_limits: DeviceLimits,
+    /// Which adapter to prefer.
+    pub power_preference: PowerPreference,
+    /// Wrap the device in the validation layer ([`ValidatingDevice`]).
+    pub validation: bool,
+    /// A label for the device.
+    pub label: String,
+    /// Only this backend may open (what `F3D_BACKEND` sets).
+    pub backend: Option<BackendId>,
+}
+
+impl DeviceRequest {
+    /// A request for a `width`×`height` target, everything else default.
+    pub fn new(width: u32, height: u32) -> Self {
+        Self {
+            width,
+            height,
+            required_features: DeviceFeatures::empty(),
+            required_limits: DeviceLimits::GUARANTEED,
+            power_preference: PowerPreference::None,
+            validation: false,
+            label: "f3d".into(),
+            backend: None,
+        }
+    }
+
+    /// The same request with `F3D_BACKEND` and `F3D_VALIDATION` applied from `env` (a
+    /// variable reader, so tests need not touch the process environment).
+    pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
+        if let Some(name) = env("F3D_BACKEND").filter(|n| !n.trim().is_empty()) {
+            self.backend = Some(BackendId::from_name(&name));
+        }
+        if let Some(v) = env("F3D_VALIDATION") {
+            self.validation = matches!(v.trim(), "1" | "true" | "yes" | "on");
+        }
+        self
+    }
+
+    /// The same request with the process's `F3D_BACKEND` and `F3D_VALIDATION` applied.
+    pub fn with_process_env(self) -> Self {
+        self.with_env(|k| std::env::var(k).ok())
+    }
+}
+
+/// Why a backend did not open.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// This backend cannot run here (no adapter, no driver, missing feature); the registry
+    /// moves on to the next one.
+    #[error("{backend}: {reason}")]
+    DeviceUnavailable {
+        /// The backend.
+        backend: BackendId,
+        /// A sentence saying why.
+        reason: String,
+    },
+    /// No backend opened; every backend's reason, in the order tried.
+    #[error("no backend could open: {}", .attempts.iter().map(|(b, r)| format!("{b}: {r}")).collect::<Vec<_>>().join("; "))]
+    NoBackend {
+        /// `(backend, reason)` for each backend tried.
+        attempts: Vec<(BackendId, String)>,
+    },
+    /// `F3D_BACKEND` (or the request) named a backend that is not registered.
+    #[error("backend {wanted} is not registered (registered: {})", .registered.iter().map(|b| b.as_str()).collect::<Vec<_>>().join(", "))]
+    UnknownBackend {
+        /// The backend asked for.
+        wanted: BackendId,
+        /// The backends there are.
+        registered: Vec<BackendId>,
+    },
+}
+
+/// Opens a device of one backend, or says why it cannot.
+pub type Opener = Box<dyn Fn(&DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync>;
+
+/// A receipt for [`DeviceRegistry::add_backend`]; give it back to
+/// [`DeviceRegistry::remove`] to take the backend out again.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "keep the registration to remove the backend again, or drop it to keep it registered"]
+pub struct Registration(u64);
+
+struct Entry {
+    key: u64,
+    backend: BackendId,
+    opener: Opener,
+}
+
+/// The backends an app can open, as an ordinary value (the plugin keeps it as an ECS
+/// resource; there is no global registry). **Last added, first tried**: apps add their
+/// preferred backends after the defaults.
+#[derive(Default)]
+pub struct DeviceRegistry {
+    entries: Vec<Entry>,
+    next_key: u64,
+}
+
+impl fmt::Debug for DeviceRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.backends()).finish()
+    }
+}
+
+impl DeviceRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `opener` for `backend`; it is tried before every backend added earlier.
+    pub fn add_backend(
+        &mut self,
+        backend: BackendId,
+        opener: impl Fn(&DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
+    ) -> Registration {
+        let key = self.next_key;
+        self.next_key += 1;
+        self.entries.push(Entry { key, backend, opener: Box::new(opener) });
+        Registration(key)
+    }
+
+    /// Removes a registered backend. False when it was already removed.
+    pub fn remove(&mut self, registration: Registration) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.key != registration.0);
+        before != self.entries.len()
+    }
+
+    /// The registered backends, in the order `open` tries them.
+    pub fn backends(&self) -> Vec<BackendId> {
+        self.entries.iter().rev().map(|e| e.backend.clone()).collect()
+    }
+
+    /// Opens the first backend (last added first) that opens and meets the request; with
+    /// `request.backend` set, only that one. A device lacking a required feature or limit is
+    /// dropped and counts as unavailable. With `request.validation` the device comes back
+    /// wrapped in [`ValidatingDevice`].
+    pub fn open(&self, request: &DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> {
+        if let Some(wanted) = &request.backend
+            && !self.entries.iter().any(|e| &e.backend == wanted)
+        {
+            return Err(OpenError::UnknownBackend { wanted: wanted.clone(), registered: self.backends() });
+        }
+        let mut attempts = Vec::new();
+        for entry in self.entries.iter().rev() {
+            if request.backend.as_ref().is_some_and(|b| b != &entry.backend) {
+                continue;
+            }
+            match (entry.opener)(request) {
+                Ok(device) => match unmet(request, device.as_ref()) {
+                    None if request.validation => return Ok(Arc::new(ValidatingDevice::new(device))),
+                    None => return Ok(device),
+                    Some(reason) => attempts.push((entry.backend.clone(), reason)),
+                },
+                Err(OpenError::DeviceUnavailable { backend, reason }) => attempts.push((backend, reason)),
+                Err(other) => attempts.push((entry.backend.clone(), other.to_string())),
+            }
+        }
+        Err(OpenError::NoBackend { attempts })
+    }
+}
+
+fn unmet(request: &DeviceRequest, device: &dyn GraphicsDevice) -> Option<String> {
+    let missing: Vec<_> =
+        request.required_features.missing_from(device.features()).map(|f| f.name()).collect();
+    if !missing.is_empty() {
+        return Some(format!("lacks required feature {}", missing.join(", ")));
+    }
+    request
+        .required_limits
+        .first_unmet_by(device.limits())
+        .map(|(name, wanted, offered)| format!("{name} is {offered}, {wanted} required"))
+}

@@ -1,0 +1,190 @@
+//! Shaders as validated naga modules, and the binding tables pipelines are bound through.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A pipeline stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderStage {
+    /// The vertex stage.
+    Vertex,
+    /// The fragment stage.
+    Fragment,
+    /// A compute stage.
+    Compute,
+}
+
+impl ShaderStage {
+    /// naga's name for the stage.
+    pub fn to_naga(self) -> naga::ShaderStage {
+        match self {
+            Self::Vertex => naga::ShaderStage::Vertex,
+            Self::Fragment => naga::ShaderStage::Fragment,
+            Self::Compute => naga::ShaderStage::Compute,
+        }
+    }
+}
+
+impl fmt::Display for ShaderStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Vertex => "vertex",
+            Self::Fragment => "fragment",
+            Self::Compute => "compute",
+        })
+    }
+}
+
+/// A naga module that passed naga's validator, with the analysis the validator produced.
+///
+/// naga IR is f3d's shader currency: every frontend (WGSL, GLSL) produces it once and every
+/// backend turns it into its own form. The only way to make one is [`ValidatedModule::new`],
+/// so a device never sees an unvalidated module.
+#[derive(Debug)]
+pub struct ValidatedModule {
+    module: naga::Module,
+    info: naga::valid::ModuleInfo,
+}
+
+impl ValidatedModule {
+    /// Validates `module` with every capability f3d's shaders may use.
+    pub fn new(module: naga::Module) -> Result<Self, Box<naga::WithSpan<naga::valid::ValidationError>>> {
+        let mut validator = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        );
+        let info = validator.validate(&module).map_err(Box::new)?;
+        Ok(Self { module, info })
+    }
+
+    /// The IR.
+    pub fn module(&self) -> &naga::Module {
+        &self.module
+    }
+
+    /// The validator's analysis (uniformity, expression types, global uses).
+    pub fn info(&self) -> &naga::valid::ModuleInfo {
+        &self.info
+    }
+
+    /// The index of the entry point named `name` for `stage`, if the module has one.
+    pub fn entry_point_index(&self, stage: ShaderStage, name: &str) -> Option<usize> {
+        self.module.entry_points.iter().position(|ep| ep.stage == stage.to_naga() && ep.name == name)
+    }
+}
+
+/// How to create a shader: one entry point of a validated module.
+#[derive(Clone, Debug)]
+pub struct ShaderDescriptor {
+    /// A name for logs and errors.
+    pub label: String,
+    /// The module holding the entry point (shared: one module often has several stages).
+    pub module: Arc<ValidatedModule>,
+    /// The stage.
+    pub stage: ShaderStage,
+    /// The entry point's name.
+    pub entry_point: String,
+}
+
+/// What kind of resource a binding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// A uniform block of `size` bytes.
+    UniformBlock {
+        /// The block's size from naga's layouter.
+        size: u32,
+    },
+    /// A sampled texture.
+    Texture {
+        /// 2D, 2D array or cube.
+        dimension: crate::TextureDimension,
+        /// Whether it is a depth texture (sampled with comparison or as depth).
+        depth: bool,
+        /// Whether the shader reads it as integers.
+        integer: bool,
+    },
+    /// A storage buffer (compute, with [`STORAGE_BUFFERS`](crate::DeviceFeature::STORAGE_BUFFERS)).
+    StorageBuffer {
+        /// Whether the shader only reads it.
+        read_only: bool,
+    },
+    /// A sampler.
+    Sampler {
+        /// Whether it is a comparison sampler.
+        comparison: bool,
+    },
+}
+
+/// One resource a pipeline's stages declare, found by reflection.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BindingInfo {
+    /// The global variable's name in the shader (`material_params`).
+    pub name: String,
+    /// For uniform blocks, the block type's name (`MaterialParams`), accepted as a second name.
+    pub type_name: Option<String>,
+    /// The shader's `@group`.
+    pub group: u32,
+    /// The shader's `@binding`.
+    pub binding: u32,
+    /// What it is.
+    pub kind: BindingKind,
+    /// Whether the vertex stage uses it.
+    pub vertex: bool,
+    /// Whether the fragment stage uses it.
+    pub fragment: bool,
+}
+
+/// A resolved binding: an index into a pipeline's [`BindingLayout`]. Resolve a name once per
+/// pipeline with [`PipelineHandle::slot`](crate::PipelineHandle::slot) and bind by slot on hot
+/// paths, so no string is hashed per draw. A slot is only meaningful for the pipeline (and so
+/// the layout) it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BindingSlot(pub u32);
+
+/// Every resource a pipeline's stages declare, in a fixed order (by group, then binding).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BindingLayout {
+    entries: Vec<BindingInfo>,
+}
+
+impl BindingLayout {
+    /// A layout of these bindings; sorted by group and binding.
+    pub fn new(mut entries: Vec<BindingInfo>) -> Self {
+        entries.sort_by_key(|b| (b.group, b.binding));
+        Self { entries }
+    }
+
+    /// Every binding, by slot.
+    pub fn entries(&self) -> &[BindingInfo] {
+        &self.entries
+    }
+
+    /// The binding at `slot`.
+    pub fn get(&self, slot: BindingSlot) -> Option<&BindingInfo> {
+        self.entries.get(slot.0 as usize)
+    }
+
+    /// The slot of the binding called `name` (its variable name, or a uniform block's type name).
+    pub fn slot(&self, name: &str) -> Option<BindingSlot> {
+        self.entries
+            .iter()
+            .position(|b| b.name == name)
+            .or_else(|| self.entries.iter().position(|b| b.type_name.as_deref() == Some(name)))
+            .map(|i| BindingSlot(i as u32))
+    }
+
+    /// The slot of the sampler that goes with texture `texture_name`: `<name>_sampler` when
+    /// declared (the material convention), otherwise the only sampler of the layout.
+    pub fn sampler_for(&self, texture_name: &str) -> Option<BindingSlot> {
+        let conventional = format!("{texture_name}_sampler");
+        if let Some(slot) = self.slot(&conventional) {
+            return Some(slot);
+        }
+        let mut samplers =
+            self.entries.iter().enumerate().filter(|(_, b)| matches!(b.kind, BindingKind::Sampler { .. }));
+        match (samplers.next(), samplers.next()) {
+            (Some((i, _)), None) => Some(BindingSlot(i as u32)),
+            _ => None,
+        }
+    }
+}

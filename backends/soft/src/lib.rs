@@ -1,0 +1,1 @@
+//! f3d software backend (work in progress).

@@ -1,0 +1,1 @@
+//! f3d materials (work in progress).
