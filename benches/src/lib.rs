@@ -1,0 +1,1 @@
+//! f3d benchmarks: shared helpers for the criterion benches in `benches/`.

@@ -1,0 +1,1 @@
+//! f3d render graph (work in progress).
