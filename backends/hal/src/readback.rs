@@ -245,6 +245,56 @@ pub fn decode_texel(format: TextureFormat, t: &[u8]) -> [f32; 4] {
     }
 }
 
+/// The bytes of one texel of colour format `format` holding `color` (linear floats; encoded to
+/// sRGB for sRGB formats, rounded for normalised formats, truncated towards zero for integer
+/// formats): what a clear to `color` stores. Compressed and depth formats give no bytes.
+pub fn encode_clear_color(format: TextureFormat, color: [f64; 4]) -> Vec<u8> {
+    use TextureFormat as F;
+    let srgb = format.facts().srgb;
+    let unorm8 = |v: f64, encode: bool| {
+        let v = v.clamp(0.0, 1.0);
+        let v = if encode { linear_to_srgb(v) } else { v };
+        (v * 255.0).round() as u8
+    };
+    let [r, g, b, a] = color;
+    let rgba8 =
+        |c: [f64; 4]| vec![unorm8(c[0], srgb), unorm8(c[1], srgb), unorm8(c[2], srgb), unorm8(c[3], false)];
+    let f16s = |n: usize| color[..n].iter().flat_map(|&v| f32_to_f16(v as f32).to_le_bytes()).collect();
+    let f32s = |n: usize| color[..n].iter().flat_map(|&v| (v as f32).to_le_bytes()).collect();
+    match format {
+        F::R8Unorm => vec![unorm8(r, false)],
+        F::Rg8Unorm => vec![unorm8(r, false), unorm8(g, false)],
+        F::Rgba8Unorm | F::Rgba8UnormSrgb => rgba8(color),
+        F::Bgra8Unorm | F::Bgra8UnormSrgb => rgba8([b, g, r, a]),
+        F::Rgb10a2Unorm => {
+            let c = |v: f64, max: f64| (v.clamp(0.0, 1.0) * max).round() as u32;
+            (c(r, 1023.0) | c(g, 1023.0) << 10 | c(b, 1023.0) << 20 | c(a, 3.0) << 30).to_le_bytes().to_vec()
+        }
+        F::R16Float => f16s(1),
+        F::Rg16Float => f16s(2),
+        F::Rgba16Float => f16s(4),
+        F::R32Float => f32s(1),
+        F::Rg32Float => f32s(2),
+        F::Rgba32Float => f32s(4),
+        F::R32Uint => (r.clamp(0.0, u32::MAX as f64) as u32).to_le_bytes().to_vec(),
+        F::R32Sint => (r.clamp(i32::MIN as f64, i32::MAX as f64) as i32).to_le_bytes().to_vec(),
+        F::Rgba32Uint => {
+            color.iter().flat_map(|&v| (v.clamp(0.0, u32::MAX as f64) as u32).to_le_bytes()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The sRGB transfer function, linear to encoded, for one channel in `[0, 1]`.
+pub fn linear_to_srgb(v: f64) -> f64 {
+    if v <= 0.003_130_8 { v * 12.92 } else { 1.055 * v.powf(1.0 / 2.4) - 0.055 }
+}
+
+/// The sRGB transfer function, encoded to linear, for one channel in `[0, 1]`.
+pub fn srgb_to_linear(v: f64) -> f64 {
+    if v <= 0.040_45 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
+}
+
 /// IEEE half to single precision.
 pub fn f16_to_f32(h: u16) -> f32 {
     let sign = u32::from(h >> 15) << 31;

@@ -134,6 +134,27 @@ pub struct BindingInfo {
     pub fragment: bool,
 }
 
+impl BindingInfo {
+    /// Whether a texture described by `desc` can be bound here: a texture binding of the same
+    /// dimension, depth formats only to depth bindings (and colour formats only to colour
+    /// ones), integer formats only to integer bindings, single-sampled only.
+    pub fn accepts_texture(&self, desc: &crate::TextureDescriptor) -> bool {
+        let BindingKind::Texture { dimension, depth, integer } = self.kind else { return false };
+        let kind = desc.format.facts().sample_kind;
+        let is_int = matches!(kind, crate::SampleKind::Uint | crate::SampleKind::Sint);
+        dimension == desc.dimension
+            && depth == desc.format.has_depth()
+            && integer == is_int
+            && desc.sample_count == 1
+            && desc.usage.contains(crate::TextureUsages::SAMPLED)
+    }
+
+    /// Whether `bytes` can be bound here: a uniform block no larger than `bytes`.
+    pub fn accepts_uniform_bytes(&self, bytes: &[u8]) -> bool {
+        matches!(self.kind, BindingKind::UniformBlock { size } if bytes.len() >= size as usize)
+    }
+}
+
 /// A resolved binding: an index into a pipeline's [`BindingLayout`]. Resolve a name once per
 /// pipeline with [`PipelineHandle::slot`](crate::PipelineHandle::slot) and bind by slot on hot
 /// paths, so no string is hashed per draw. A slot is only meaningful for the pipeline (and so

@@ -1,0 +1,265 @@
+//! The null device.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use f3d_hal::backend::{self, check_region};
+use f3d_hal::{
+    AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
+    DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
+    GraphicsDevice, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineInfo, PipelineRefusal,
+    PipelineRefusals, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
+    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
+};
+use f3d_materials::reflect;
+
+use crate::pass::NullPass;
+use crate::pipeline::{NullPipeline, NullSampler, NullShader};
+use crate::readback::read_region;
+use crate::texture::{NullGeometry, NullTexture, RowSpan};
+
+/// Counts one live resource until dropped; every payload holds one.
+pub(crate) struct LiveToken(Arc<AtomicUsize>);
+
+impl LiveToken {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::AcqRel);
+        Self(count.clone())
+    }
+}
+
+impl Drop for LiveToken {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The null device. See the crate docs.
+pub struct NullDevice {
+    owner: DeviceOwner,
+    features: DeviceFeatures,
+    limits: DeviceLimits,
+    live: Arc<AtomicUsize>,
+    pub(crate) refusals: Mutex<PipelineRefusals>,
+}
+
+impl NullDevice {
+    /// A new null device labelled `label`.
+    pub fn new(label: &str) -> Self {
+        Self {
+            owner: DeviceOwner::new(BackendId::NULL, label),
+            features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
+            limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
+            live: Arc::new(AtomicUsize::new(0)),
+            refusals: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn live_token(&self) -> LiveToken {
+        LiveToken::new(&self.live)
+    }
+
+    pub(crate) fn texture<'a>(
+        &self,
+        t: &'a TextureHandle,
+        op: &'static str,
+    ) -> Result<&'a NullTexture, DeviceError> {
+        backend::texture_payload::<NullTexture>(&self.owner, t, op)
+    }
+
+    pub(crate) fn refuse_once(&self, pipeline: &PipelineHandle, payload: &NullPipeline) {
+        if !payload.refusal_reported.swap(true, Ordering::AcqRel) {
+            let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
+            refusals.push(PipelineRefusal {
+                pipeline: pipeline.label(),
+                reason: "the null backend runs no shaders".into(),
+            });
+        }
+    }
+}
+
+impl GraphicsDevice for NullDevice {
+    fn backend_id(&self) -> BackendId {
+        BackendId::NULL
+    }
+
+    fn owner(&self) -> &DeviceOwner {
+        &self.owner
+    }
+
+    fn adapter_info(&self) -> AdapterInfo {
+        AdapterInfo { name: "f3d null".into(), driver: env!("CARGO_PKG_VERSION").into(), cpu: true }
+    }
+
+    fn default_color_format(&self) -> TextureFormat {
+        TextureFormat::Rgba8UnormSrgb
+    }
+
+    fn default_depth_stencil_format(&self) -> TextureFormat {
+        TextureFormat::Depth32Float
+    }
+
+    fn hdr_color_format(&self) -> TextureFormat {
+        TextureFormat::Rgba16Float
+    }
+
+    fn framebuffer_origin(&self) -> FramebufferOrigin {
+        FramebufferOrigin::TopLeft
+    }
+
+    fn depth_range(&self) -> DepthRange {
+        DepthRange::ZeroToOne
+    }
+
+    fn features(&self) -> &DeviceFeatures {
+        &self.features
+    }
+
+    fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    fn texture_format_support(&self, format: TextureFormat) -> FormatSupport {
+        let table = FormatSupport::from_facts(format, &self.features);
+        // Nothing is ever sampled, filtered or blended here: only what memory can do.
+        FormatSupport { create: table.create, renderable: table.renderable, ..FormatSupport::NONE }
+    }
+
+    fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
+        self.owner.check_alive("create_texture")?;
+        backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        let payload = NullTexture::new(desc, self.live_token());
+        Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
+    }
+
+    fn write_texture(
+        &self,
+        texture: &TextureHandle,
+        region: TextureRegion,
+        data: &[u8],
+    ) -> Result<(), DeviceError> {
+        let t = self.texture(texture, "write_texture")?;
+        let desc = texture.descriptor();
+        backend::check_write_texture(desc, &region, data.len())?;
+        let span = RowSpan::of(desc, &region);
+        let mut planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, row) in data.chunks_exact(span.row_bytes).enumerate() {
+            planes[span.plane][span.row(i)].copy_from_slice(row);
+        }
+        Ok(())
+    }
+
+    fn create_geometry(
+        &self,
+        desc: &GeometryDescriptor,
+        data: Option<&[u8]>,
+    ) -> Result<GeometryBuffer, DeviceError> {
+        self.owner.check_alive("create_geometry")?;
+        backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &BackendId::NULL)?;
+        let bytes = data.map_or_else(|| vec![0; desc.size as usize], <[u8]>::to_vec);
+        let payload = NullGeometry { bytes: Mutex::new(bytes), _live: self.live_token() };
+        Ok(backend::wrap_geometry(&self.owner, desc.clone(), payload))
+    }
+
+    fn write_geometry(&self, buffer: &GeometryBuffer, offset: u64, data: &[u8]) -> Result<(), DeviceError> {
+        let g = backend::geometry_payload::<NullGeometry>(&self.owner, buffer, "write_geometry")?;
+        backend::check_write_geometry(buffer.descriptor(), offset, data.len())?;
+        let mut bytes = g.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        bytes[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn create_sampler(&self, desc: &SamplerDescriptor) -> Result<SamplerHandle, DeviceError> {
+        self.owner.check_alive("create_sampler")?;
+        let desc = backend::clamp_sampler(desc, &self.limits)?;
+        Ok(backend::wrap_sampler(&self.owner, desc, NullSampler { _live: self.live_token() }))
+    }
+
+    fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
+        self.owner.check_alive("create_shader")?;
+        if desc.module.entry_point_index(desc.stage, &desc.entry_point).is_none() {
+            return Err(DeviceError::Shader {
+                label: desc.label.clone(),
+                message: format!("the module has no {} entry point named {}", desc.stage, desc.entry_point),
+            });
+        }
+        Ok(backend::wrap_shader(&self.owner, desc.clone(), NullShader { _live: self.live_token() }))
+    }
+
+    fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
+        const OP: &str = "create_pipeline";
+        self.owner.check_alive(OP)?;
+        backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        let mut stages = Vec::new();
+        for shader in std::iter::once(&desc.vertex).chain(desc.fragment.as_ref()) {
+            backend::shader_payload::<NullShader>(&self.owner, shader, OP)?;
+            let d = shader.descriptor();
+            stages.push((&*d.module, d.stage, d.entry_point.as_str()));
+        }
+        let bindings = reflect::pipeline_bindings(&stages)
+            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+        let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
+        let payload = NullPipeline { refusal_reported: false.into(), _live: self.live_token() };
+        Ok(backend::wrap_pipeline(&self.owner, info, payload))
+    }
+
+    fn begin_frame(&self) -> Result<(), DeviceError> {
+        self.owner.check_alive("begin_frame")
+    }
+
+    fn begin_render_pass(
+        &self,
+        desc: &RenderPassDescriptor,
+    ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
+        const OP: &str = "begin_render_pass";
+        self.owner.check_alive(OP)?;
+        backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        Ok(Box::new(NullPass::new(self, desc)?))
+    }
+
+    fn readback(
+        &self,
+        texture: &TextureHandle,
+        region: TextureRegion,
+    ) -> Result<PendingReadback, DeviceError> {
+        let t = self.texture(texture, "readback")?;
+        check_readback(texture.descriptor(), &region, &BackendId::NULL)?;
+        let planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
+        // Everything submitted so far has already landed in memory; later work cannot touch
+        // this copy.
+        Ok(PendingReadback::ready(Ok(read_region(texture.descriptor(), &planes, &region))))
+    }
+
+    fn live_resources(&self) -> usize {
+        self.live.load(Ordering::Acquire)
+    }
+
+    fn pipeline_refusals(&self) -> PipelineRefusals {
+        self.refusals.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn copy_texture(
+        &self,
+        src: &TextureHandle,
+        src_region: TextureRegion,
+        dst: &TextureHandle,
+        dst_region: TextureRegion,
+    ) -> Result<(), DeviceError> {
+        const OP: &str = "copy_texture";
+        let s = self.texture(src, OP)?;
+        let d = self.texture(dst, OP)?;
+        backend::check_copy_texture(src, &src_region, dst, &dst_region)?;
+        check_region(OP, dst.descriptor(), &dst_region)?;
+        let from = RowSpan::of(src.descriptor(), &src_region);
+        let to = RowSpan::of(dst.descriptor(), &dst_region);
+        let rows: Vec<Vec<u8>> = {
+            let planes = s.planes.lock().unwrap_or_else(|e| e.into_inner());
+            (0..from.rows).map(|i| planes[from.plane][from.row(i)].to_vec()).collect()
+        };
+        let mut planes = d.planes.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, row) in rows.iter().enumerate() {
+            planes[to.plane][to.row(i)].copy_from_slice(row);
+        }
+        Ok(())
+    }
+}
