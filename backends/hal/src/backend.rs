@@ -557,6 +557,39 @@ pub fn check_instances(
     Ok(())
 }
 
+/// The rule for linear filtering of 32-bit float textures at draw time: a bound float32
+/// texture whose sampler (found by [`BindingLayout::sampler_for`](crate::BindingLayout::sampler_for)) filters linearly needs
+/// [`FLOAT32_FILTERABLE`](DeviceFeature::FLOAT32_FILTERABLE).
+pub fn check_float32_filtering(
+    layout: &crate::BindingLayout,
+    textures: &[(crate::BindingSlot, &TextureDescriptor)],
+    samplers: &[(crate::BindingSlot, &SamplerDescriptor)],
+    features: &DeviceFeatures,
+    backend: &BackendId,
+) -> Result<(), DeviceError> {
+    use crate::{FilterMode, TextureFormat as F};
+    if features.has(DeviceFeature::FLOAT32_FILTERABLE) {
+        return Ok(());
+    }
+    for (slot, desc) in textures {
+        if !matches!(desc.format, F::R32Float | F::Rg32Float | F::Rgba32Float) {
+            continue;
+        }
+        let Some(name) = layout.get(*slot).map(|b| b.name.as_str()) else { continue };
+        let Some(sampler_slot) = layout.sampler_for(name) else { continue };
+        let linear = samplers.iter().filter(|(s, _)| *s == sampler_slot).any(|(_, d)| {
+            d.compare.is_none()
+                && (d.mag_filter == FilterMode::Linear
+                    || d.min_filter == FilterMode::Linear
+                    || d.mipmap_filter == FilterMode::Linear)
+        });
+        if linear {
+            return Err(unsupported(DeviceFeature::FLOAT32_FILTERABLE, backend));
+        }
+    }
+    Ok(())
+}
+
 /// The rule for `draw_indexed`: the index window lies inside the bound index buffer.
 pub fn check_index_window(
     indices: &std::ops::Range<u32>,

@@ -46,7 +46,7 @@ struct OwnerState {
 
 /// The identity and liveness of one device, shared with every handle it makes.
 #[derive(Debug)]
-pub struct OwnerShared {
+pub(crate) struct OwnerShared {
     backend: BackendId,
     label: String,
     state: Mutex<OwnerState>,
@@ -68,7 +68,7 @@ impl OwnerShared {
     }
 }
 
-/// A device's identity: held by exactly one device, shared (as [`OwnerShared`]) with every
+/// A device's identity: held by exactly one device, shared with every
 /// handle the device makes. Dropping it — which happens when the device drops — marks the
 /// device lost with [`LossReason::Destroyed`], so handles that outlive their device answer
 /// [`DeviceError::Lost`] instead of touching freed memory.

@@ -27,6 +27,8 @@ pub(crate) struct NullPass<'a> {
     max_vertex_buffers: u32,
     pipeline: Option<PipelineHandle>,
     index: Option<(u64, u64, IndexFormat)>,
+    textures: Vec<(BindingSlot, TextureHandle)>,
+    samplers: Vec<(BindingSlot, SamplerHandle)>,
 }
 
 impl<'a> NullPass<'a> {
@@ -57,6 +59,8 @@ impl<'a> NullPass<'a> {
             max_vertex_buffers: f3d_hal::GraphicsDevice::limits(device).max_vertex_buffers,
             pipeline: None,
             index: None,
+            textures: Vec::new(),
+            samplers: Vec::new(),
         })
     }
 
@@ -67,6 +71,16 @@ impl<'a> NullPass<'a> {
     fn draw_with_pipeline(&self, operation: &'static str) -> Result<(), DeviceError> {
         self.owner().check_alive(operation)?;
         let Some(pipeline) = &self.pipeline else { return Err(DeviceError::NoPipeline { operation }) };
+        let textures: Vec<_> = self.textures.iter().map(|(s, t)| (*s, t.descriptor())).collect();
+        let samplers: Vec<_> = self.samplers.iter().map(|(s, t)| (*s, t.descriptor())).collect();
+        let features = f3d_hal::GraphicsDevice::features(self.device);
+        backend::check_float32_filtering(
+            pipeline.bindings(),
+            &textures,
+            &samplers,
+            features,
+            &BackendId::NULL,
+        )?;
         let payload = backend::pipeline_payload::<NullPipeline>(self.owner(), pipeline, operation)?;
         self.device.refuse_once(pipeline, payload);
         Ok(())
@@ -81,6 +95,8 @@ impl PassEncoder for NullPass<'_> {
     fn set_pipeline(&mut self, pipeline: &PipelineHandle) -> Result<(), DeviceError> {
         backend::pipeline_payload::<NullPipeline>(self.owner(), pipeline, "set_pipeline")?;
         self.pipeline = Some(pipeline.clone());
+        self.textures.clear();
+        self.samplers.clear();
         Ok(())
     }
 
@@ -162,19 +178,29 @@ impl PassEncoder for NullPass<'_> {
     }
 
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
-        backend::texture_payload::<NullTexture>(self.owner(), texture, "bind_texture").is_ok()
+        let ok = backend::texture_payload::<NullTexture>(self.owner(), texture, "bind_texture").is_ok()
             && self
                 .pipeline_bindings()
                 .and_then(|l| l.get(slot))
-                .is_some_and(|b| b.accepts_texture(texture.descriptor()))
+                .is_some_and(|b| b.accepts_texture(texture.descriptor()));
+        if ok {
+            self.textures.retain(|(s, _)| *s != slot);
+            self.textures.push((slot, texture.clone()));
+        }
+        ok
     }
 
     fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool {
-        sampler.is_owned_by(self.owner())
+        let ok = sampler.is_owned_by(self.owner())
             && self
                 .pipeline_bindings()
                 .and_then(|l| l.get(slot))
-                .is_some_and(|b| matches!(b.kind, f3d_hal::BindingKind::Sampler { .. }))
+                .is_some_and(|b| matches!(b.kind, f3d_hal::BindingKind::Sampler { .. }));
+        if ok {
+            self.samplers.retain(|(s, _)| *s != slot);
+            self.samplers.push((slot, sampler.clone()));
+        }
+        ok
     }
 
     fn draw(&mut self, _vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {

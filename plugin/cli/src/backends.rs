@@ -1,0 +1,11 @@
+//! The backends this build of `f3d` can open.
+
+use f3d_hal::DeviceRegistry;
+
+/// A registry of every backend compiled in, in the default order (GPU backends last added,
+/// so tried first; software fallbacks first added).
+pub fn registry() -> DeviceRegistry {
+    let mut registry = DeviceRegistry::new();
+    let _ = f3d_backend_null::register_null_backend(&mut registry);
+    registry
+}
