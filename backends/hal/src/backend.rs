@@ -17,6 +17,7 @@ use crate::{
     TextureUsages,
 };
 
+pub use crate::host::HostPlanes;
 pub use crate::readback::check_region;
 
 /// Wraps a texture the device created.

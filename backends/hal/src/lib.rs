@@ -82,6 +82,7 @@ mod feature;
 mod format;
 mod geometry;
 mod handle;
+mod host;
 mod pass;
 mod pipeline;
 mod readback;

@@ -16,7 +16,7 @@ use f3d_materials::reflect;
 use crate::pass::NullPass;
 use crate::pipeline::{NullPipeline, NullSampler, NullShader};
 use crate::readback::read_region;
-use crate::texture::{NullGeometry, NullTexture, RowSpan};
+use crate::texture::{NullGeometry, NullTexture};
 
 /// Counts one live resource until dropped; every payload holds one.
 pub(crate) struct LiveToken(Arc<AtomicUsize>);
@@ -141,11 +141,7 @@ impl GraphicsDevice for NullDevice {
         let t = self.texture(texture, "write_texture")?;
         let desc = texture.descriptor();
         backend::check_write_texture(desc, &region, data.len())?;
-        let span = RowSpan::of(desc, &region);
-        let mut planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, row) in data.chunks_exact(span.row_bytes).enumerate() {
-            planes[span.plane][span.row(i)].copy_from_slice(row);
-        }
+        t.planes.lock().unwrap_or_else(|e| e.into_inner()).write_region(&region, data);
         Ok(())
     }
 
@@ -250,16 +246,8 @@ impl GraphicsDevice for NullDevice {
         let d = self.texture(dst, OP)?;
         backend::check_copy_texture(src, &src_region, dst, &dst_region)?;
         check_region(OP, dst.descriptor(), &dst_region)?;
-        let from = RowSpan::of(src.descriptor(), &src_region);
-        let to = RowSpan::of(dst.descriptor(), &dst_region);
-        let rows: Vec<Vec<u8>> = {
-            let planes = s.planes.lock().unwrap_or_else(|e| e.into_inner());
-            (0..from.rows).map(|i| planes[from.plane][from.row(i)].to_vec()).collect()
-        };
-        let mut planes = d.planes.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, row) in rows.iter().enumerate() {
-            planes[to.plane][to.row(i)].copy_from_slice(row);
-        }
+        let texels = s.planes.lock().unwrap_or_else(|e| e.into_inner()).read_region(&src_region);
+        d.planes.lock().unwrap_or_else(|e| e.into_inner()).write_region(&dst_region, &texels);
         Ok(())
     }
 }

@@ -15,7 +15,8 @@ use crate::texture::{NullGeometry, NullTexture};
 
 struct Clear {
     texture: TextureHandle,
-    plane: usize,
+    level: u32,
+    layer: u32,
     texel: Vec<u8>,
 }
 
@@ -44,7 +45,8 @@ impl<'a> NullPass<'a> {
                 let t = a.view.texture.descriptor();
                 clears.push(Clear {
                     texture: a.view.texture.clone(),
-                    plane: (a.view.mip_level * t.array_layers + a.view.layer) as usize,
+                    level: a.view.mip_level,
+                    layer: a.view.layer,
                     texel: encode_clear_color(t.format, color.to_array()),
                 });
             }
@@ -239,10 +241,7 @@ impl CommandEncoder for NullPass<'_> {
         self.owner().check_alive("submit")?;
         for clear in &self.clears {
             let t = self.device.texture(&clear.texture, "submit")?;
-            let mut planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
-            for texel in planes[clear.plane].chunks_exact_mut(clear.texel.len()) {
-                texel.copy_from_slice(&clear.texel);
-            }
+            t.planes.lock().unwrap_or_else(|e| e.into_inner()).fill(clear.level, clear.layer, &clear.texel);
         }
         Ok(())
     }
