@@ -1,9 +1,9 @@
 //! The null device.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
-use f3d_hal::backend::{self, check_region};
+use f3d_hal::backend::{self, LiveCounter, LiveToken, check_region};
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
     DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
@@ -18,28 +18,12 @@ use crate::pipeline::{NullPipeline, NullSampler, NullShader};
 use crate::readback::read_region;
 use crate::texture::{NullGeometry, NullTexture};
 
-/// Counts one live resource until dropped; every payload holds one.
-pub(crate) struct LiveToken(Arc<AtomicUsize>);
-
-impl LiveToken {
-    fn new(count: &Arc<AtomicUsize>) -> Self {
-        count.fetch_add(1, Ordering::AcqRel);
-        Self(count.clone())
-    }
-}
-
-impl Drop for LiveToken {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 /// The null device. See the crate docs.
 pub struct NullDevice {
     owner: DeviceOwner,
     features: DeviceFeatures,
     limits: DeviceLimits,
-    live: Arc<AtomicUsize>,
+    live: LiveCounter,
     pub(crate) refusals: Mutex<PipelineRefusals>,
 }
 
@@ -50,13 +34,13 @@ impl NullDevice {
             owner: DeviceOwner::new(BackendId::NULL, label),
             features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
             limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
-            live: Arc::new(AtomicUsize::new(0)),
+            live: LiveCounter::new(),
             refusals: Mutex::new(Vec::new()),
         }
     }
 
     pub(crate) fn live_token(&self) -> LiveToken {
-        LiveToken::new(&self.live)
+        self.live.token()
     }
 
     pub(crate) fn texture<'a>(
@@ -227,7 +211,7 @@ impl GraphicsDevice for NullDevice {
     }
 
     fn live_resources(&self) -> usize {
-        self.live.load(Ordering::Acquire)
+        self.live.count()
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

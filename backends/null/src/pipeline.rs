@@ -2,7 +2,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::device::LiveToken;
+use f3d_hal::backend::LiveToken;
 
 /// A shader: nothing to compile for a device that never runs one.
 pub(crate) struct NullShader {

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use f3d_hal::TextureDescriptor;
 use f3d_hal::backend::HostPlanes;
 
-use crate::device::LiveToken;
+use f3d_hal::backend::LiveToken;
 
 /// A texture's texels, in the format's own layout.
 pub(crate) struct NullTexture {
