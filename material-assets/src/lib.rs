@@ -1,9 +1,26 @@
 //! # f3d_materials
 //!
-//! Shader reflection for now; the material format, the engine shader library and naga
-//! compilation arrive with the materials work.
+//! Materials for f3d (DESIGN §5): the `.ron` material format, the engine shader library
+//! (WGSL), the shader contract, naga compilation with errors located in the user's files,
+//! reflection-packed parameters and the per-backend [`MaterialCompiler`].
+//!
+//! WIP: the crate docs are completed with the rest of the crate.
 
+mod compile;
+pub mod compose;
+mod error;
+pub mod format;
+pub mod layout;
+pub mod library;
 pub mod reflect;
+mod source;
+
+pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};
+pub use compose::{ComposedSource, SourceKind, Variant};
+pub use error::{MaterialError, ParameterError};
+pub use format::{LoadedMaterial, MaterialDesc, ParamType, parse_material, read_material};
+pub use layout::{BlockLayout, MaterialLayout, MemberLayout, ParamSlot};
+pub use source::{Location, SourceText};
 
 use f3d_hal::{ValidatedModule, naga};
 

@@ -1,0 +1,204 @@
+//! naga compilation of composed modules, with naga's spans mapped back to the file the user
+//! edits.
+//!
+//! ```text
+//!  .ron ──parse_material──▶ LoadedMaterial ──compose──▶ ComposedSource ──naga wgsl-in──▶ Module
+//!                                                             │                 validate │
+//!                                 errors: span → ComposedSource::location ◀──────────────┘
+//!                                                                                   ValidatedModule
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use f3d_hal::{ShaderStage, ValidatedModule, naga};
+
+use crate::compose::{ComposedSource, SourceKind, Variant, compose_material};
+use crate::format::{LoadedMaterial, read_material};
+use crate::layout::{BlockLayout, MaterialLayout, uniform_blocks};
+use crate::{MaterialError, reflect};
+
+/// What compilation needs besides the material: the project folders `#include` searches.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// Project shader folders, searched after the engine library and the material's folder.
+    pub include_dirs: Vec<PathBuf>,
+}
+
+/// One variant of a material, composed and validated by naga.
+#[derive(Clone, Debug)]
+pub struct CompiledMaterial {
+    /// The variant.
+    pub variant: Variant,
+    /// The validated module (shared with shaders made from it).
+    pub module: Arc<ValidatedModule>,
+    /// The composed WGSL and its source map.
+    pub source: ComposedSource,
+    /// The parameter layout.
+    pub layout: MaterialLayout,
+    /// The vertex entry point.
+    pub vertex_entry: &'static str,
+    /// The fragment entry point.
+    pub fragment_entry: &'static str,
+    /// Every file read for it (the `.ron`, its `fragment_file`, project includes).
+    pub files: Vec<PathBuf>,
+}
+
+impl CompiledMaterial {
+    /// The binding table of its vertex + fragment pipeline, from reflection.
+    pub fn bindings(&self) -> Result<f3d_hal::BindingLayout, reflect::ReflectError> {
+        reflect::pipeline_bindings(&[
+            (&self.module, ShaderStage::Vertex, self.vertex_entry),
+            (&self.module, ShaderStage::Fragment, self.fragment_entry),
+        ])
+    }
+
+    /// Every uniform block of the module, laid out by naga.
+    pub fn uniform_blocks(&self) -> Vec<BlockLayout> {
+        uniform_blocks(self.module.module())
+    }
+}
+
+/// Composes and validates one variant of a loaded material.
+pub fn compile_material(
+    material: &LoadedMaterial,
+    variant: Variant,
+    options: &CompileOptions,
+) -> Result<CompiledMaterial, MaterialError> {
+    let layout = MaterialLayout::new(&material.desc).map_err(|reason| MaterialError::Shader {
+        at: material.source.location(0, 1),
+        message: format!("the parameter block could not be laid out: {reason}"),
+        notes: Vec::new(),
+    })?;
+    require_function(material, "fragment")?;
+    if material.vertex.is_some() {
+        require_function(material, "vertex")?;
+    }
+    let source = compose_material(material, &layout, variant, &options.include_dirs)?;
+    let module = validate_composed(&source, &material.fragment_location)?;
+    let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
+    let mut files = material.files.clone();
+    files.extend(source.files().iter().cloned());
+    Ok(CompiledMaterial { variant, module: Arc::new(module), source, layout, vertex_entry, fragment_entry, files })
+}
+
+/// Reads, checks and compiles every variant of the material at `path`: what
+/// `f3d material check` does for one file. Returns every problem found.
+pub fn check_material(path: &Path, options: &CompileOptions) -> Result<Vec<CompiledMaterial>, Vec<MaterialError>> {
+    let material = read_material(path)?;
+    let mut out = Vec::new();
+    for variant in Variant::ALL {
+        match compile_material(&material, variant, options) {
+            Ok(c) => out.push(c),
+            // A problem in user code shows in every variant; report it once.
+            Err(e) => return Err(vec![e]),
+        }
+    }
+    Ok(out)
+}
+
+/// The user's code must define the function the framework calls; said plainly here rather
+/// than as naga's "no definition in scope" inside the library.
+fn require_function(material: &LoadedMaterial, code: &'static str) -> Result<(), MaterialError> {
+    let (user, name, signature) = match code {
+        "vertex" => match &material.vertex {
+            Some(v) => (v, "vertex", "fn vertex(v: ptr<function, VertexInputs>)"),
+            None => return Ok(()),
+        },
+        _ => (&material.fragment, "surface", "fn surface(m: ptr<function, MaterialInputs>)"),
+    };
+    if defines_function(&user.text, name) || user.text.contains("#include") {
+        return Ok(());
+    }
+    let first = user.text.len() - user.text.trim_start().len();
+    Err(MaterialError::MissingFunction { at: user.location(first, 1), code, signature })
+}
+
+/// Whether `text` has `fn name(` outside comments (a light scan, not a parse).
+fn defines_function(text: &str, name: &str) -> bool {
+    text.lines().map(|l| l.split("//").next().unwrap_or("")).any(|l| {
+        let mut words = l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+        while let Some(w) = words.next() {
+            if w == "fn" && words.next() == Some(name) {
+                return true;
+            }
+        }
+        false
+    })
+}
+
+/// Parses and validates a composed module; naga's errors located in the user's files.
+pub(crate) fn validate_composed(source: &ComposedSource, fallback: &crate::source::Location) -> Result<ValidatedModule, MaterialError> {
+    let text = source.text();
+    let module = naga::front::wgsl::parse_str(text).map_err(|e| {
+        let labels: Vec<(naga::Span, String)> = e.labels().map(|(s, l)| (s, l.to_owned())).collect();
+        located(source, fallback, e.message().to_owned(), &labels, e.notes().map(str::to_owned).collect())
+    })?;
+    ValidatedModule::new(module).map_err(|e| {
+        let labels: Vec<(naga::Span, String)> = e.spans().cloned().collect();
+        located(source, fallback, error_chain(&*e), &labels, Vec::new())
+    })
+}
+
+/// naga's error and its sources, joined (`Function 'surface' is invalid: ...`).
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message = format!("{message}: {text}");
+        }
+        next = s.source();
+    }
+    message
+}
+
+/// Picks the label to point at: the first one in the user's code, else the first at all.
+fn located(
+    source: &ComposedSource,
+    fallback: &crate::source::Location,
+    message: String,
+    labels: &[(naga::Span, String)],
+    mut notes: Vec<String>,
+) -> MaterialError {
+    let spans: Vec<(usize, usize, &str)> = labels
+        .iter()
+        .filter_map(|(s, l)| s.to_range().map(|r| (r.start, r.end - r.start, l.as_str())))
+        .collect();
+    let primary = spans
+        .iter()
+        .find(|(o, _, _)| source.kind(*o) == SourceKind::User)
+        .or_else(|| spans.first())
+        .copied();
+    let mut at = None;
+    if let Some((offset, len, label)) = primary {
+        at = source.location(offset, len);
+        if !label.is_empty() && !message.contains(label) {
+            notes.insert(0, label.to_owned());
+        }
+        if source.kind(offset) == SourceKind::Library {
+            notes.push("this is in the engine's shader library, reached from the material's code".into());
+        }
+    }
+    for (offset, len, label) in &spans {
+        if Some((*offset, *len, *label)) != primary && !label.is_empty() {
+            if let Some(loc) = source.location(*offset, *len) {
+                notes.push(format!("{loc}: {label}"));
+            }
+        }
+    }
+    MaterialError::Shader { at: at.unwrap_or_else(|| fallback.clone()), message, notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_function_definitions() {
+        assert!(defines_function("fn surface(m: ptr<function, MaterialInputs>) {}", "surface"));
+        assert!(defines_function("  fn  surface (m)", "surface"));
+        assert!(!defines_function("// fn surface(m)\nfn surfaces() {}", "surface"));
+    }
+}
