@@ -1,7 +1,7 @@
 //! Texels in host memory, for CPU backends (null, soft) and for staging in GPU backends:
 //! one byte vector per (mip level, array layer), tightly packed rows, top row first.
 
-use crate::{TextureDescriptor, TextureRegion};
+use crate::{ReadbackImage, TextureDescriptor, TextureRegion, convert_for_readback, readback_format};
 
 /// The planes of one texture in host memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +93,18 @@ impl HostPlanes {
             out.extend_from_slice(&plane[s..s + row_bytes]);
         }
         out
+    }
+
+    /// The pixels of `region` of a texture described by `desc` stored in these planes, as
+    /// [`GraphicsDevice::readback`](crate::GraphicsDevice::readback) returns them (converted
+    /// by the shared rule).
+    pub fn readback(&self, desc: &TextureDescriptor, region: &TextureRegion) -> ReadbackImage {
+        ReadbackImage {
+            width: region.width,
+            height: region.height,
+            format: readback_format(desc.format),
+            data: convert_for_readback(desc.format, &self.read_region(region)),
+        }
     }
 
     /// Fills the whole plane of `level` and `layer` with copies of `texel`.

@@ -15,7 +15,6 @@ use f3d_materials::reflect;
 
 use crate::pass::NullPass;
 use crate::pipeline::{NullPipeline, NullSampler, NullShader};
-use crate::readback::read_region;
 use crate::texture::{NullGeometry, NullTexture};
 
 /// The null device. See the crate docs.
@@ -207,7 +206,7 @@ impl GraphicsDevice for NullDevice {
         let planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
         // Everything submitted so far has already landed in memory; later work cannot touch
         // this copy.
-        Ok(PendingReadback::ready(Ok(read_region(texture.descriptor(), &planes, &region))))
+        Ok(PendingReadback::ready(Ok(planes.readback(texture.descriptor(), &region))))
     }
 
     fn live_resources(&self) -> usize {

@@ -10,13 +10,12 @@
 //! It is also the template for a new backend (`f3d create backend --name NAME` copies it):
 //! it compiles against the published APIs of `f3d_hal` and `f3d_materials` only, and has
 //! the files every backend has — `device.rs` (the `GraphicsDevice`), `pass.rs` (encoders),
-//! `texture.rs`, `pipeline.rs`, `readback.rs` — minus `conv.rs`, since there is no API to
-//! convert HAL enums into.
+//! `texture.rs`, `pipeline.rs` — minus `conv.rs`, since there is no API to convert HAL enums
+//! into, and `readback.rs`, since host memory reads back through the HAL's `HostPlanes`.
 
 mod device;
 mod pass;
 mod pipeline;
-mod readback;
 mod texture;
 
 use std::sync::Arc;
