@@ -132,11 +132,11 @@ pub(crate) fn validate_composed(source: &ComposedSource, fallback: &crate::sourc
     let text = source.text();
     let module = naga::front::wgsl::parse_str(text).map_err(|e| {
         let labels: Vec<(naga::Span, String)> = e.labels().map(|(s, l)| (s, l.to_owned())).collect();
-        located(source, fallback, e.message().to_owned(), &labels, e.notes().map(str::to_owned).collect())
+        located(source, fallback, true, e.message().to_owned(), &labels, e.notes().map(str::to_owned).collect())
     })?;
     ValidatedModule::new(module).map_err(|e| {
         let labels: Vec<(naga::Span, String)> = e.spans().cloned().collect();
-        located(source, fallback, error_chain(&*e), &labels, Vec::new())
+        located(source, fallback, false, error_chain(&*e), &labels, Vec::new())
     })
 }
 
@@ -158,37 +158,73 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 fn located(
     source: &ComposedSource,
     fallback: &crate::source::Location,
+    parse: bool,
     message: String,
     labels: &[(naga::Span, String)],
     mut notes: Vec<String>,
 ) -> MaterialError {
-    let spans: Vec<(usize, usize, &str)> = labels
+    // naga's validator labels IR handles (`naga::ir::Expression [4]`); say what they are.
+    let tidy = |l: &str| match l.strip_prefix("naga::ir::") {
+        Some(rest) => rest.split(' ').next().unwrap_or(rest).to_lowercase(),
+        None => l.to_owned(),
+    };
+    let spans: Vec<(usize, usize, String)> = labels
         .iter()
-        .filter_map(|(s, l)| s.to_range().map(|r| (r.start, r.end - r.start, l.as_str())))
+        .filter_map(|(s, l)| s.to_range().map(|r| (r.start, r.end - r.start, tidy(l))))
         .collect();
-    let primary = spans
-        .iter()
-        .find(|(o, _, _)| source.kind(*o) == SourceKind::User)
-        .or_else(|| spans.first())
-        .copied();
+    // The parser's first label is its primary; the validator goes from the function down to
+    // the expression, so its last label in user code is the most precise.
+    let in_user = |(o, _, _): &&(usize, usize, String)| source.kind(*o) == SourceKind::User;
+    let user = if parse { spans.iter().find(in_user) } else { spans.iter().rev().find(in_user) };
+    let primary = user.or_else(|| spans.first()).cloned();
     let mut at = None;
-    if let Some((offset, len, label)) = primary {
+    if let Some((offset, len, label)) = &primary {
+        let (offset, len) = (*offset, *len);
         at = source.location(offset, len);
-        if !label.is_empty() && !message.contains(label) {
-            notes.insert(0, label.to_owned());
+        if !label.is_empty() && !message.contains(label.as_str()) && !parse_is_handle(label) {
+            notes.insert(0, label.clone());
         }
         if source.kind(offset) == SourceKind::Library {
             notes.push("this is in the engine's shader library, reached from the material's code".into());
         }
     }
-    for (offset, len, label) in &spans {
-        if Some((*offset, *len, *label)) != primary && !label.is_empty() {
+    for span in &spans {
+        let (offset, len, label) = span;
+        if Some(span) != primary.as_ref() && !label.is_empty() {
             if let Some(loc) = source.location(*offset, *len) {
                 notes.push(format!("{loc}: {label}"));
             }
         }
     }
-    MaterialError::Shader { at: at.unwrap_or_else(|| fallback.clone()), message, notes }
+    MaterialError::Shader { at: at.unwrap_or_else(|| fallback.clone()), message: tidy_message(&message), notes }
+}
+
+/// Whether a label is only an IR handle's kind (`expression`), which says nothing at the
+/// primary location.
+fn parse_is_handle(label: &str) -> bool {
+    matches!(label, "expression" | "function" | "type" | "constant" | "globalvariable" | "localvariable")
+}
+
+/// naga's validator names IR handles (`Function [15] 'surface'`): drop the number where a
+/// name follows, which is all a user can act on; other handles stay (the caret shows them).
+fn tidy_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find(" [") {
+        let after = &rest[open + 2..];
+        match after.find("] '") {
+            Some(close) if close > 0 && after[..close].bytes().all(|b| b.is_ascii_digit()) => {
+                out.push_str(&rest[..open]);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 2]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -200,5 +236,13 @@ mod tests {
         assert!(defines_function("fn surface(m: ptr<function, MaterialInputs>) {}", "surface"));
         assert!(defines_function("  fn  surface (m)", "surface"));
         assert!(!defines_function("// fn surface(m)\nfn surfaces() {}", "surface"));
+    }
+
+    #[test]
+    fn handle_numbers_leave_messages() {
+        assert_eq!(
+            tidy_message("Function [15] 'surface' is invalid: The type of [4] doesn't match"),
+            "Function 'surface' is invalid: The type of [4] doesn't match"
+        );
     }
 }

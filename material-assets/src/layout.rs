@@ -83,7 +83,7 @@ pub fn uniform_blocks(module: &naga::Module) -> Vec<BlockLayout> {
                         name: m.name.clone().unwrap_or_default(),
                         offset: m.offset,
                         size: layouter[m.ty].size,
-                        ty: type_name(module, m.ty),
+                        ty: type_name_of(module, m.ty),
                     })
                     .collect(),
                 _ => Vec::new(),
@@ -100,7 +100,7 @@ pub fn uniform_blocks(module: &naga::Module) -> Vec<BlockLayout> {
         .collect()
 }
 
-fn type_name(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
+pub(crate) fn type_name_of(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
     let t = &module.types[ty];
     if let Some(name) = &t.name {
         return name.clone();
@@ -119,7 +119,7 @@ fn type_name(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
             format!("mat{}x{}<{}>", *columns as u8, *rows as u8, scalar(s))
         }
         naga::TypeInner::Array { base, size: naga::ArraySize::Constant(n), .. } => {
-            format!("array<{}, {}>", type_name(module, *base), n)
+            format!("array<{}, {}>", type_name_of(module, *base), n)
         }
         other => format!("{other:?}"),
     }

@@ -137,6 +137,21 @@ impl ComposedSource {
         &self.files
     }
 
+    /// A source that rewrites one file line by line (origin 0).
+    pub(crate) fn for_rewrite(file: SourceText) -> Self {
+        Self { origins: vec![Origin::Text(file)], ..Self::default() }
+    }
+
+    /// Copies `text`, found at `origin_offset` of origin 0.
+    pub(crate) fn copy_line(&mut self, origin_offset: usize, text: &str) {
+        self.copy(0, origin_offset, text);
+    }
+
+    /// Appends text with no origin.
+    pub(crate) fn push_generated(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
     fn copy(&mut self, origin: usize, origin_offset: usize, line: &str) {
         self.segments.push(Segment { out_start: self.text.len(), len: line.len(), origin, origin_offset });
         self.text.push_str(line);

@@ -12,7 +12,7 @@ use crate::source::{Location, SourceText};
 /// that nothing a file holds can make the checks slow.
 pub const MAX_FILE_SIZE: u64 = 1 << 20;
 /// The most parameters a material declares.
-pub const MAX_PARAMETERS: usize = 256;
+pub const MAX_PARAMETERS: usize = 1024;
 /// The most custom varyings (locations 8 to 15) and, separately, custom attributes.
 pub const MAX_VARYINGS: usize = 8;
 /// How deep RON may nest (ron's recursion limit): the format itself needs 5.

@@ -1,0 +1,245 @@
+//! [`ShaderMaterial`], the escape hatch: a complete fragment shader in WGSL or GLSL 450, bound
+//! by name like everything else, with its uniform blocks' layout reflected so the app can
+//! pack them.
+//!
+//! GLSL goes through naga's glsl-in, which needs Vulkan GLSL (`#version 450`, every uniform
+//! in a block with `layout(set = .., binding = ..)`) and does not accept combined
+//! `uniform sampler2D`. f3d rewrites each `layout(set = S, binding = B) uniform sampler2D name;`
+//! (or `samplerCube`) into a `texture2D name` at binding B, a `sampler name_sampler` at the
+//! set's next free binding, and `#define name sampler2D(name, name_sampler)`, so user code
+//! still calls `texture(name, uv)` and the app still binds `name`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use f3d_hal::{BindingInfo, ShaderStage, ValidatedModule, naga};
+
+use crate::compile::error_chain;
+use crate::compose::ComposedSource;
+use crate::layout::{BlockLayout, uniform_blocks};
+use crate::source::SourceText;
+use crate::{MaterialError, reflect};
+
+/// The language of a [`ShaderMaterial`]'s source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderLanguage {
+    /// WGSL; the module's one fragment entry point is used.
+    Wgsl,
+    /// Vulkan GLSL 450; the entry point is `main`.
+    Glsl,
+}
+
+/// A complete fragment shader written by the user.
+#[derive(Clone, Debug)]
+pub struct ShaderMaterial {
+    label: String,
+    module: Arc<ValidatedModule>,
+    entry_point: String,
+    blocks: Vec<BlockLayout>,
+}
+
+impl ShaderMaterial {
+    /// Compiles WGSL holding exactly one `@fragment` entry point; `label` names it in errors
+    /// (a path for files).
+    pub fn from_wgsl(label: &str, source: &str) -> Result<Self, MaterialError> {
+        let file = SourceText::new(label, source);
+        let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+            let (at, notes) = match e.labels().next() {
+                Some((span, l)) => (file.location(span.to_range().map_or(0, |r| r.start), span.to_range().map_or(1, |r| r.len())), vec![l.to_owned()]),
+                None => (file.location(0, 1), Vec::new()),
+            };
+            MaterialError::Shader { at, message: e.message().to_owned(), notes }
+        })?;
+        Self::finish(label, &file, module, None)
+    }
+
+    /// Compiles Vulkan GLSL 450 (a fragment shader; see the module docs for samplers).
+    pub fn from_glsl(label: &str, source: &str) -> Result<Self, MaterialError> {
+        let file = SourceText::new(label, source);
+        let rewritten = split_combined_samplers(&file);
+        let mut frontend = naga::front::glsl::Frontend::default();
+        let options = naga::front::glsl::Options::from(naga::ShaderStage::Fragment);
+        let module = frontend.parse(&options, rewritten.text()).map_err(|errors| {
+            let mut located = errors.errors.iter().map(|e| {
+                let r = e.meta.to_range().unwrap_or(0..0);
+                let at = rewritten.location(r.start, r.len().max(1)).unwrap_or_else(|| file.location(0, 1));
+                (at, e.kind.to_string())
+            });
+            let (at, message) = located.next().unwrap_or_else(|| (file.location(0, 1), "GLSL parse failed".into()));
+            MaterialError::Shader { at, message, notes: located.map(|(at, m)| format!("{at}: {m}")).collect() }
+        })?;
+        Self::finish(label, &file, module, Some(&rewritten))
+    }
+
+    /// Reads a `.wgsl`, `.glsl` or `.frag` file.
+    pub fn from_path(path: &Path) -> Result<Self, MaterialError> {
+        let bytes = crate::format::load::read_limited(path, "shader", None)?;
+        let text = crate::format::load::text_of(path, &bytes, "shader")?;
+        let label = path.display().to_string();
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("wgsl") => Self::from_wgsl(&label, &text),
+            _ => Self::from_glsl(&label, &text),
+        }
+    }
+
+    fn finish(label: &str, file: &SourceText, module: naga::Module, map: Option<&ComposedSource>) -> Result<Self, MaterialError> {
+        let entry_point = module
+            .entry_points
+            .iter()
+            .find(|ep| ep.stage == naga::ShaderStage::Fragment)
+            .map(|ep| ep.name.clone())
+            .ok_or_else(|| MaterialError::MissingFunction {
+                at: file.location(0, 1),
+                code: "shader material",
+                signature: "a @fragment entry point",
+            })?;
+        let validated = ValidatedModule::new(module).map_err(|e| {
+            let span = e.spans().filter_map(|(s, _)| s.to_range()).last();
+            let at = span
+                .and_then(|r| match map {
+                    Some(m) => m.location(r.start, r.len()),
+                    None => Some(file.location(r.start, r.len())),
+                })
+                .unwrap_or_else(|| file.location(0, 1));
+            MaterialError::Shader { at, message: error_chain(&*e), notes: Vec::new() }
+        })?;
+        let blocks = uniform_blocks(validated.module());
+        Ok(Self { label: label.to_owned(), module: Arc::new(validated), entry_point, blocks })
+    }
+
+    /// The label (the file's path, for files).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The validated module.
+    pub fn module(&self) -> &Arc<ValidatedModule> {
+        &self.module
+    }
+
+    /// The fragment entry point.
+    pub fn entry_point(&self) -> &str {
+        &self.entry_point
+    }
+
+    /// Every uniform block, with naga's member offsets: pack these bytes yourself.
+    pub fn uniform_blocks(&self) -> &[BlockLayout] {
+        &self.blocks
+    }
+
+    /// The block whose type (or variable) is called `name`: blocks bind by type name.
+    pub fn block(&self, name: &str) -> Option<&BlockLayout> {
+        self.blocks.iter().find(|b| b.type_name == name).or_else(|| self.blocks.iter().find(|b| b.name == name))
+    }
+
+    /// The bindings the fragment stage uses.
+    pub fn bindings(&self) -> Result<Vec<BindingInfo>, reflect::ReflectError> {
+        reflect::stage_bindings(&self.module, ShaderStage::Fragment, &self.entry_point)
+    }
+}
+
+/// A combined sampler declaration found in GLSL.
+struct Combined {
+    set: u32,
+    binding: u32,
+    kind: &'static str,
+    name: String,
+}
+
+fn parse_combined(line: &str) -> Option<Combined> {
+    let t = line.trim();
+    let rest = t.strip_prefix("layout")?.trim_start().strip_prefix('(')?;
+    let close = rest.find(')')?;
+    let (quals, after) = (&rest[..close], rest[close + 1..].trim());
+    let after = after.strip_prefix("uniform")?.trim_start();
+    let (kind, after) = if let Some(a) = after.strip_prefix("sampler2D") {
+        ("texture2D", a)
+    } else if let Some(a) = after.strip_prefix("samplerCube") {
+        ("textureCube", a)
+    } else {
+        return None;
+    };
+    if !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let name = after.trim().strip_suffix(';')?.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let mut set = 0;
+    let mut binding = None;
+    for q in quals.split(',') {
+        let mut kv = q.split('=').map(str::trim);
+        match (kv.next(), kv.next().and_then(|v| v.parse::<u32>().ok())) {
+            (Some("set"), Some(v)) => set = v,
+            (Some("binding"), Some(v)) => binding = Some(v),
+            _ => {}
+        }
+    }
+    Some(Combined { set, binding: binding?, kind, name: name.to_owned() })
+}
+
+/// Rewrites combined samplers (see the module docs), keeping a map from the rewritten text
+/// back to the user's lines.
+fn split_combined_samplers(file: &SourceText) -> ComposedSource {
+    let text = file.text();
+    let combined: Vec<Combined> = text.lines().filter_map(parse_combined).collect();
+    let mut next_free: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if !t.starts_with("layout") {
+            continue;
+        }
+        let quals = t.split(')').next().unwrap_or("");
+        let field = |key: &str| {
+            quals.split(['(', ',']).find_map(|q| {
+                let mut kv = q.split('=').map(str::trim);
+                (kv.next() == Some(key)).then(|| kv.next().and_then(|v| v.parse::<u32>().ok())).flatten()
+            })
+        };
+        if let Some(b) = field("binding") {
+            let set = field("set").unwrap_or(0);
+            let e = next_free.entry(set).or_insert(0);
+            *e = (*e).max(b + 1);
+        }
+    }
+    let mut out = ComposedSource::for_rewrite(file.clone());
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        match parse_combined(line).and_then(|c| combined.iter().find(|x| x.name == c.name)) {
+            Some(c) => {
+                let free = next_free.entry(c.set).or_insert(0);
+                let sampler_binding = *free;
+                *free += 1;
+                let indent = line.len() - line.trim_start().len();
+                out.copy_line(start, &line[..indent]);
+                out.push_generated(&format!(
+                    "layout(set = {0}, binding = {1}) uniform {2} {3}; layout(set = {0}, binding = {4}) uniform sampler {3}_sampler;\n#define {3} {5}({3}, {3}_sampler)\n",
+                    c.set,
+                    c.binding,
+                    c.kind,
+                    c.name,
+                    sampler_binding,
+                    if c.kind == "texture2D" { "sampler2D" } else { "samplerCube" },
+                ));
+            }
+            None => out.copy_line(start, line),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combined_sampler_lines_are_recognised() {
+        let c = parse_combined("layout(set = 1, binding = 3) uniform sampler2D albedo;").unwrap();
+        assert_eq!((c.set, c.binding, c.kind, c.name.as_str()), (1, 3, "texture2D", "albedo"));
+        assert!(parse_combined("layout(binding = 0) uniform Params { vec4 t; };").is_none());
+        assert!(parse_combined("uniform sampler2D x;").is_none());
+    }
+}
