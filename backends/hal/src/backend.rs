@@ -643,3 +643,22 @@ impl Drop for LiveToken {
         self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
+
+/// The rule for every draw: each binding the pipeline's stages declare is bound. A draw with
+/// a hole is refused naming the binding (set_pipeline forgets bindings, so this is also what
+/// makes that rule observable).
+pub fn check_bindings_complete(
+    operation: &'static str,
+    pipeline: &PipelineHandle,
+    is_bound: impl Fn(crate::BindingSlot) -> bool,
+) -> Result<(), DeviceError> {
+    for (i, b) in pipeline.bindings().entries().iter().enumerate() {
+        if !is_bound(crate::BindingSlot(i as u32)) {
+            return Err(DeviceError::Refused {
+                operation,
+                reason: format!("{} of pipeline {} is not bound", b.name, pipeline.label()),
+            });
+        }
+    }
+    Ok(())
+}

@@ -30,6 +30,7 @@ pub(crate) struct NullPass<'a> {
     index: Option<(u64, u64, IndexFormat)>,
     textures: Vec<(BindingSlot, TextureHandle)>,
     samplers: Vec<(BindingSlot, SamplerHandle)>,
+    bound: Vec<BindingSlot>,
 }
 
 impl<'a> NullPass<'a> {
@@ -63,6 +64,7 @@ impl<'a> NullPass<'a> {
             index: None,
             textures: Vec::new(),
             samplers: Vec::new(),
+            bound: Vec::new(),
         })
     }
 
@@ -73,6 +75,7 @@ impl<'a> NullPass<'a> {
     fn draw_with_pipeline(&self, operation: &'static str) -> Result<(), DeviceError> {
         self.owner().check_alive(operation)?;
         let Some(pipeline) = &self.pipeline else { return Err(DeviceError::NoPipeline { operation }) };
+        backend::check_bindings_complete(operation, pipeline, |slot| self.bound.contains(&slot))?;
         let textures: Vec<_> = self.textures.iter().map(|(s, t)| (*s, t.descriptor())).collect();
         let samplers: Vec<_> = self.samplers.iter().map(|(s, t)| (*s, t.descriptor())).collect();
         let features = f3d_hal::GraphicsDevice::features(self.device);
@@ -99,6 +102,7 @@ impl PassEncoder for NullPass<'_> {
         self.pipeline = Some(pipeline.clone());
         self.textures.clear();
         self.samplers.clear();
+        self.bound.clear();
         Ok(())
     }
 
@@ -176,7 +180,14 @@ impl PassEncoder for NullPass<'_> {
     }
 
     fn bind_uniform_block_at(&mut self, slot: BindingSlot, bytes: &[u8]) -> bool {
-        self.pipeline_bindings().and_then(|l| l.get(slot)).is_some_and(|b| b.accepts_uniform_bytes(bytes))
+        let ok = self
+            .pipeline_bindings()
+            .and_then(|l| l.get(slot))
+            .is_some_and(|b| b.accepts_uniform_bytes(bytes));
+        if ok {
+            self.bound.push(slot);
+        }
+        ok
     }
 
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
@@ -188,6 +199,7 @@ impl PassEncoder for NullPass<'_> {
         if ok {
             self.textures.retain(|(s, _)| *s != slot);
             self.textures.push((slot, texture.clone()));
+            self.bound.push(slot);
         }
         ok
     }
@@ -201,6 +213,7 @@ impl PassEncoder for NullPass<'_> {
         if ok {
             self.samplers.retain(|(s, _)| *s != slot);
             self.samplers.push((slot, sampler.clone()));
+            self.bound.push(slot);
         }
         ok
     }

@@ -21,6 +21,7 @@ mod core;
 mod draw;
 mod lifecycle;
 mod runner;
+mod shader;
 mod support;
 
 use std::fmt;
@@ -133,6 +134,7 @@ pub fn all_checks() -> Vec<Check> {
     all.extend(core::checks());
     all.extend(capabilities::checks());
     all.extend(lifecycle::checks());
+    all.extend(shader::checks());
     all
 }
 
