@@ -11,7 +11,7 @@ struct Tonemap {
     // Multiplier before the curve.
     exposure: f32,
     // TONEMAP_NONE, TONEMAP_PBR_NEUTRAL (the default) or TONEMAP_ACES.
-    operator: u32,
+    curve: u32,
     // 1 when the target is not an sRGB format, so the shader must encode.
     encode_srgb: u32,
 }
@@ -66,7 +66,7 @@ fn tonemap_aces(color: vec3<f32>) -> vec3<f32> {
 fn fs_tonemap(@builtin(position) frag_coord: vec4<f32>) -> @location(0) vec4<f32> {
     let hdr = textureLoad(hdr_color, vec2<i32>(frag_coord.xy), 0);
     var rgb = max(hdr.rgb * tonemap.exposure, vec3<f32>(0.0));
-    switch tonemap.operator {
+    switch tonemap.curve {
         case 1u: {
             rgb = tonemap_pbr_neutral(rgb);
         }
