@@ -31,7 +31,11 @@ fn record(_: &mut PassContext<'_>) -> PassResult {
 /// A stand-in for the swapchain image: compile reads only its descriptor.
 fn target() -> TextureHandle {
     let owner = DeviceOwner::new(BackendId::new("bench"), "graph_compile");
-    wrap_texture(&owner, TextureDescriptor::new_2d("target", OUTPUT.0, OUTPUT.1, TextureFormat::Rgba8UnormSrgb), ())
+    wrap_texture(
+        &owner,
+        TextureDescriptor::new_2d("target", OUTPUT.0, OUTPUT.1, TextureFormat::Rgba8UnormSrgb),
+        (),
+    )
 }
 
 /// The frame described in the module docs, with exactly `passes` passes (at least 8).

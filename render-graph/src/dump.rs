@@ -6,9 +6,10 @@ use std::fmt::{self, Write};
 use f3d_hal::{Color, LoadOp, StoreOp, TextureUsages};
 
 use crate::CompiledGraph;
-use crate::builder::{AccessKind, Origin};
+use crate::builder::Origin;
 use crate::compile::alias::PhysicalKey;
 use crate::compile::order::{NONE, pass_accesses};
+use crate::resource::AccessKind;
 
 pub(crate) fn usage_names(usage: TextureUsages) -> String {
     let names = [

@@ -18,8 +18,9 @@ use f3d_hal::{
     LoadOp, PassEncoder, RenderPassDescriptor, TextureHandle, TextureRegion, TextureTransition,
 };
 
-use crate::builder::{Access, AccessKind, Callback, PassKind, ResourceNode};
+use crate::builder::{Callback, Origin, PassKind, ResourceNode};
 use crate::compile::order::{NONE, pass_accesses};
+use crate::resource::{Access, AccessKind};
 use crate::{CompiledGraph, GraphError, PassError, TextureId, TransientPool};
 
 /// The physical textures a pass declared, looked up by handle.
@@ -47,6 +48,16 @@ impl<'a> Declared<'a> {
 }
 
 /// What a render pass closure records with.
+///
+/// The encoder records and cannot submit — only the executor, holding the
+/// `CommandEncoder`, does:
+///
+/// ```compile_fail
+/// fn record(ctx: &mut f3d_render_graph::PassContext<'_>) {
+///     use f3d_hal::CommandEncoder;
+///     ctx.encoder.submit(); // `dyn PassEncoder` has no `submit`
+/// }
+/// ```
 pub struct PassContext<'a> {
     /// The pass's encoder, begun on its attachments. It records; only the executor submits.
     pub encoder: &'a mut dyn PassEncoder,
@@ -160,9 +171,9 @@ impl CompiledGraph {
             .iter()
             .zip(&self.alias.slot_of)
             .map(|(r, &slot)| match &r.origin {
-                crate::builder::Origin::Imported { handle, .. } => Some(handle.clone()),
-                crate::builder::Origin::Transient(_) if slot != NONE => Some(slots[slot as usize].clone()),
-                crate::builder::Origin::Transient(_) => None,
+                Origin::Imported { handle, .. } => Some(handle.clone()),
+                Origin::Transient(_) if slot != NONE => Some(slots[slot as usize].clone()),
+                Origin::Transient(_) => None,
             })
             .collect())
     }

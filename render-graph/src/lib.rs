@@ -80,12 +80,11 @@ mod dump;
 mod error;
 mod execute;
 mod pool;
+mod resource;
 
-pub use builder::{
-    DevicePassBuilder, PassError, PassId, PassResult, QueueHint, RenderGraph, RenderPassBuilder, TextureDesc,
-    TextureId, TextureSize,
-};
+pub use builder::{DevicePassBuilder, PassError, PassResult, RenderGraph, RenderPassBuilder};
 pub use compile::{CompiledGraph, Transition};
 pub use error::GraphError;
 pub use execute::{DeviceContext, ExecutedGraph, PassContext};
 pub use pool::{DEFAULT_MAX_UNUSED_FRAMES, TransientPool};
+pub use resource::{PassId, QueueHint, TextureDesc, TextureId, TextureSize};

@@ -42,6 +42,16 @@ fn engine_frame_dot() {
 }
 
 #[test]
+fn graphs_are_built_on_one_thread_and_compiled_on_another() {
+    let mut graph = RenderGraph::new();
+    engine_frame(&mut graph, target());
+    let compiled = std::thread::spawn(move || graph.compile(OUTPUT).unwrap()).join().unwrap();
+    // And the compiled graph (closures included) moves on to the render thread.
+    let order = std::thread::spawn(move || compiled.order().count()).join().unwrap();
+    assert_eq!(order, 7);
+}
+
+#[test]
 fn dumps_are_stable() {
     let dump = || {
         let mut graph = RenderGraph::new();

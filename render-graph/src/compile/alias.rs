@@ -12,9 +12,10 @@
 use f3d_hal::{TextureDescriptor, TextureDimension, TextureFormat, TextureUsages};
 
 use crate::GraphError;
-use crate::builder::{Origin, RenderGraph, TextureSize};
+use crate::builder::{Origin, RenderGraph};
 use crate::compile::lifetimes::Lifetimes;
 use crate::compile::order::NONE;
+use crate::resource::TextureSize;
 
 /// What makes two transients interchangeable: everything in a texture descriptor but the
 /// label and the usage.

@@ -20,7 +20,8 @@ use std::ops::Range;
 
 use f3d_hal::ResourceState;
 
-use crate::builder::{AccessKind, Callback, PassKind, RenderGraph};
+use crate::builder::{Callback, PassKind, RenderGraph};
+use crate::resource::AccessKind;
 use crate::{GraphError, PassId, TextureId};
 
 pub use barriers::Transition;

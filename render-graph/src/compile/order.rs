@@ -108,7 +108,7 @@ pub(crate) fn versions(graph: &RenderGraph) -> Result<Versions, GraphError> {
 }
 
 /// The accesses pass `p` declared.
-pub(crate) fn pass_accesses(graph: &RenderGraph, p: usize) -> &[crate::builder::Access] {
+pub(crate) fn pass_accesses(graph: &RenderGraph, p: usize) -> &[crate::resource::Access] {
     let node = &graph.passes[p];
     &graph.accesses[node.first_access as usize..(node.first_access + node.access_count) as usize]
 }
