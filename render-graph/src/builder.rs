@@ -7,6 +7,7 @@
 //! `compile`, so the builder API stays free of `Result`s.
 
 use std::borrow::Cow;
+use std::sync::{Mutex, PoisonError};
 
 use f3d_hal::{Color, LoadOp, ResourceState, TextureHandle};
 
@@ -67,6 +68,16 @@ pub(crate) struct PassNode {
     pub(crate) access_count: u32,
 }
 
+impl RenderGraph {
+    /// Takes every pass's callback out of the graph, in pass order.
+    pub(crate) fn take_callbacks(&mut self) -> Vec<Callback> {
+        std::mem::take(&mut self.callbacks)
+            .into_iter()
+            .map(|c| c.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect()
+    }
+}
+
 pub(crate) enum Callback {
     Render(RenderFn),
     Device(DeviceFn),
@@ -80,7 +91,10 @@ pub struct RenderGraph {
     pub(crate) resources: Vec<ResourceNode>,
     pub(crate) passes: Vec<PassNode>,
     pub(crate) accesses: Vec<Access>,
-    pub(crate) callbacks: Vec<Callback>,
+    /// Per pass. The `Mutex` is never locked (callbacks are reached only through `&mut` or by
+    /// value); it is there so the graph is `Sync` with `Send`-only closures, as an ECS
+    /// resource must be.
+    pub(crate) callbacks: Vec<Mutex<Callback>>,
     /// The first misuse a single call could see; reported by `compile`.
     pub(crate) build_error: Option<GraphError>,
 }
@@ -156,7 +170,7 @@ impl RenderGraph {
     {
         let id = self.begin_pass(name.into(), PassKind::Render, QueueHint::Graphics);
         let record = setup(&mut RenderPassBuilder { inner: Declarer { graph: self, pass: id.0 } });
-        self.callbacks.push(Callback::Render(Box::new(record)));
+        self.callbacks.push(Mutex::new(Callback::Render(Box::new(record))));
         id
     }
 
@@ -171,7 +185,7 @@ impl RenderGraph {
     {
         let id = self.begin_pass(name.into(), PassKind::Device, QueueHint::Transfer);
         let run = setup(&mut DevicePassBuilder { inner: Declarer { graph: self, pass: id.0 } });
-        self.callbacks.push(Callback::Device(Box::new(run)));
+        self.callbacks.push(Mutex::new(Callback::Device(Box::new(run))));
         id
     }
 
@@ -190,7 +204,7 @@ impl RenderGraph {
         let mut declare = Declarer { graph: self, pass: id.0 };
         declare.read(source, AccessKind::CopySource);
         let next = declare.write(destination, AccessKind::CopyDestination);
-        self.callbacks.push(Callback::None);
+        self.callbacks.push(Mutex::new(Callback::None));
         next
     }
 

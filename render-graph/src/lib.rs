@@ -45,7 +45,8 @@
 //!   submit. Copy passes run through `copy_texture` (refused, naming the pass, by a device
 //!   without `COPY_TEXTURE`). Every failure names its pass ([`GraphError::Pass`]).
 //! * Closures are `FnOnce + Send + 'static`: a graph may be built on one thread and executed
-//!   on the render thread.
+//!   on the render thread. [`RenderGraph`] and [`CompiledGraph`] are `Send + Sync`, so they can
+//!   live in ECS resources.
 //! * Names are for people (dumps, errors, [`CompiledGraph::to_dot`]); code refers to
 //!   textures and passes by handle, and compiling never formats or hashes a name.
 //!

@@ -42,6 +42,14 @@ fn engine_frame_dot() {
 }
 
 #[test]
+fn graphs_are_send_and_sync() {
+    // Sync too, so the plugin can keep the frame's graph in an ECS resource.
+    fn shareable<T: Send + Sync>() {}
+    shareable::<RenderGraph>();
+    shareable::<f3d_render_graph::CompiledGraph>();
+}
+
+#[test]
 fn graphs_are_built_on_one_thread_and_compiled_on_another() {
     let mut graph = RenderGraph::new();
     engine_frame(&mut graph, target());

@@ -146,6 +146,6 @@ impl CompiledGraph {
     }
 
     pub(crate) fn take_callbacks(&mut self) -> Vec<Callback> {
-        std::mem::take(&mut self.graph.callbacks)
+        self.graph.take_callbacks()
     }
 }
