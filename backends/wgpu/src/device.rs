@@ -1,0 +1,797 @@
+//! The wgpu device: [`GraphicsDevice`] over a `wgpu::Device` and its queue.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use f3d_hal::backend::{self, LiveCounter, LiveToken, check_region};
+use f3d_hal::{
+    AdapterInfo, BackendId, BindingKind, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
+    DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FormatSupport,
+    FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
+    OpenError, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals,
+    QueryKind, QuerySetDescriptor, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
+    ShaderDescriptor, ShaderHandle, ShaderStage, TextureDescriptor, TextureFormat, TextureHandle,
+    TextureRegion, check_readback,
+};
+use f3d_materials::reflect;
+
+use crate::adapter::{self, Grant, Opened};
+use crate::conv;
+use crate::pass::WgpuPass;
+use crate::pipeline::{Compiled, Resource, WgpuPipeline, WgpuQuerySet, WgpuShader, build_layouts};
+use crate::readback::{LossCell, block_on, read_buffer, read_texture};
+use crate::ring::{UniformRing, push_block};
+use crate::texture::{
+    WgpuGeometry, WgpuSampler, WgpuTexture, align4, buffer_usages, copy_extent, copy_origin, format_support,
+    texture_descriptor,
+};
+
+/// The largest query set wgpu makes.
+const MAX_QUERIES: u32 = wgpu::QUERY_SET_MAX_QUERIES;
+
+/// The wgpu device. See the crate docs.
+pub struct WgpuDevice {
+    owner: DeviceOwner,
+    instance: wgpu::Instance,
+    adapter: wgpu::Adapter,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) grant: Grant,
+    info: AdapterInfo,
+    features: DeviceFeatures,
+    limits: DeviceLimits,
+    formats: HashMap<TextureFormat, FormatSupport>,
+    live: LiveCounter,
+    next_id: AtomicU64,
+    refusals: Mutex<PipelineRefusals>,
+    pub(crate) ring: Mutex<UniformRing>,
+    pub(crate) loss: LossCell,
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+impl WgpuDevice {
+    /// Opens a device on the adapter `request` prefers: instance → adapter → device, asking
+    /// for the features f3d uses that the adapter has and for the adapter's limits.
+    /// [`OpenError::DeviceUnavailable`] (with a sentence saying why) when there is no adapter,
+    /// so a registry moves on to the next backend.
+    pub fn open(request: &DeviceRequest) -> Result<Self, OpenError> {
+        adapter::open(adapter::instance(), request, None)
+            .map(|opened| Self::from_opened(opened, &request.label))
+    }
+
+    /// Opens a device from an instance the caller made, able to present to `surface` (the
+    /// presenter's path: the instance must know the window's display).
+    pub fn open_for_surface(
+        instance: wgpu::Instance,
+        surface: &wgpu::Surface<'_>,
+        request: &DeviceRequest,
+    ) -> Result<Self, OpenError> {
+        adapter::open(instance, request, Some(surface))
+            .map(|opened| Self::from_opened(opened, &request.label))
+    }
+
+    fn from_opened(opened: Opened, label: &str) -> Self {
+        let Opened { instance, adapter, device, queue, grant } = opened;
+        let features = adapter::hal_features(&adapter, &grant);
+        let limits = adapter::hal_limits(&grant);
+        let formats =
+            TextureFormat::ALL.iter().map(|&f| (f, format_support(&adapter, &grant, &features, f))).collect();
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = uncaptured.clone();
+        // wgpu's default handler panics; every error f3d can foresee is caught in an error
+        // scope around the call that made it, and whatever escapes is kept here, not thrown.
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+        }));
+        let loss: LossCell = Arc::new(Mutex::new(None));
+        let cell = loss.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            let mut lost = cell.lock().unwrap_or_else(|p| p.into_inner());
+            if lost.is_none() && reason != wgpu::DeviceLostReason::Destroyed {
+                *lost = Some(LossReason::Driver(message));
+            }
+        });
+        let wi = adapter.get_info();
+        let info = AdapterInfo {
+            name: wi.name.clone(),
+            driver: format!("{:?} {} {}", wi.backend, wi.driver, wi.driver_info).trim().to_owned(),
+            cpu: wi.device_type == wgpu::DeviceType::Cpu,
+        };
+        let ring = UniformRing::new(&device, grant.limits.min_uniform_buffer_offset_alignment);
+        Self {
+            owner: DeviceOwner::new(BackendId::WGPU, label),
+            instance,
+            adapter,
+            device,
+            queue,
+            grant,
+            info,
+            features,
+            limits,
+            formats,
+            live: LiveCounter::new(),
+            next_id: AtomicU64::new(1),
+            refusals: Mutex::new(Vec::new()),
+            ring: Mutex::new(ring),
+            loss,
+            uncaptured,
+        }
+    }
+
+    /// The wgpu instance the device came from.
+    pub fn wgpu_instance(&self) -> &wgpu::Instance {
+        &self.instance
+    }
+
+    /// The wgpu adapter.
+    pub fn wgpu_adapter(&self) -> &wgpu::Adapter {
+        &self.adapter
+    }
+
+    /// The wgpu device, for presenters and benchmarks that drive wgpu directly.
+    pub fn wgpu_device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The wgpu queue.
+    pub fn wgpu_queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The wgpu features the device was granted (the intersection of what f3d uses and what
+    /// the adapter has).
+    pub fn wgpu_features(&self) -> wgpu::Features {
+        self.grant.features
+    }
+
+    /// The wgpu texture behind `texture`, for presenters (refuses foreign handles and lost
+    /// devices, like every operation).
+    pub fn wgpu_texture<'a>(&self, texture: &'a TextureHandle) -> Result<&'a wgpu::Texture, DeviceError> {
+        self.texture(texture, "wgpu_texture").map(|t| &t.texture)
+    }
+
+    /// wgpu errors that escaped every error scope (none are expected), oldest first; taking
+    /// them empties the list.
+    pub fn wgpu_take_uncaptured_errors(&self) -> Vec<String> {
+        std::mem::take(&mut *self.uncaptured.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub(crate) fn live_token(&self) -> LiveToken {
+        self.live.token()
+    }
+
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// `Ok` while the device lives; a loss the driver reported is taken over first.
+    pub(crate) fn alive(&self, operation: &'static str) -> Result<(), DeviceError> {
+        if let Some(reason) = self.loss.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            self.owner.lose(reason);
+        }
+        self.owner.check_alive(operation)
+    }
+
+    pub(crate) fn texture<'a>(
+        &self,
+        t: &'a TextureHandle,
+        operation: &'static str,
+    ) -> Result<&'a WgpuTexture, DeviceError> {
+        self.alive(operation)?;
+        backend::texture_payload::<WgpuTexture>(&self.owner, t, operation)
+    }
+
+    pub(crate) fn geometry<'a>(
+        &self,
+        g: &'a GeometryBuffer,
+        operation: &'static str,
+    ) -> Result<&'a WgpuGeometry, DeviceError> {
+        self.alive(operation)?;
+        backend::geometry_payload::<WgpuGeometry>(&self.owner, g, operation)
+    }
+
+    pub(crate) fn support(&self, format: TextureFormat) -> FormatSupport {
+        self.formats.get(&format).copied().unwrap_or(FormatSupport::NONE)
+    }
+
+    /// Runs `f` (wgpu calls for `operation`) inside error scopes, so wgpu's validation and
+    /// allocation errors come back as values instead of reaching the uncaptured handler.
+    /// `bytes` is what the operation allocates, for out-of-memory reports.
+    pub(crate) fn scoped<T>(
+        &self,
+        operation: &'static str,
+        bytes: u64,
+        f: impl FnOnce() -> T,
+    ) -> Result<T, DeviceError> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        // Scopes pop innermost first.
+        let errors = [block_on(validation.pop()), block_on(internal.pop()), block_on(oom.pop())];
+        match errors.into_iter().flatten().next() {
+            None => Ok(out),
+            Some(wgpu::Error::OutOfMemory { .. }) => Err(DeviceError::OutOfMemory { operation, bytes }),
+            Some(e) => {
+                Err(DeviceError::Backend { operation, backend: BackendId::WGPU, message: e.to_string() })
+            }
+        }
+    }
+
+    /// Reports a pipeline's refusal the first time it is drawn with.
+    pub(crate) fn refuse_once(&self, pipeline: &PipelineHandle, payload: &WgpuPipeline) {
+        let Compiled::Refused(reason) = &payload.compiled else { return };
+        if !payload.refusal_reported.swap(true, Ordering::AcqRel) {
+            let mut refusals = self.refusals.lock().unwrap_or_else(|e| e.into_inner());
+            refusals.push(PipelineRefusal { pipeline: pipeline.label(), reason: reason.clone() });
+        }
+    }
+
+    /// The allowed wgpu usages of `format` on this device.
+    fn allowed_usages(&self, format: TextureFormat) -> wgpu::TextureUsages {
+        conv::format(format)
+            .map(|f| adapter::format_features(&self.adapter, &self.grant, f).allowed_usages)
+            .unwrap_or(wgpu::TextureUsages::empty())
+    }
+
+    pub(crate) fn check_formats_for_pipeline(&self, desc: &PipelineDescriptor) -> Result<(), DeviceError> {
+        let invalid = |reason: String| DeviceError::InvalidDescriptor {
+            operation: "create_pipeline",
+            label: desc.label.clone(),
+            reason,
+        };
+        for t in &desc.color_targets {
+            let s = self.support(t.format);
+            if !s.renderable {
+                return Err(invalid(format!("{} is not renderable on this adapter", t.format)));
+            }
+            if t.blend.is_some() && !s.blendable {
+                return Err(invalid(format!("{} cannot be blended on this adapter", t.format)));
+            }
+            if desc.sample_count > 1 && !s.multisample {
+                return Err(invalid(format!("{} cannot be multisampled on this adapter", t.format)));
+            }
+        }
+        if let Some(ds) = &desc.depth_stencil {
+            let s = self.support(ds.format);
+            if !s.renderable || (desc.sample_count > 1 && !s.multisample) {
+                return Err(invalid(format!(
+                    "{} cannot be this pipeline's depth attachment here",
+                    ds.format
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GraphicsDevice for WgpuDevice {
+    fn backend_id(&self) -> BackendId {
+        BackendId::WGPU
+    }
+
+    fn owner(&self) -> &DeviceOwner {
+        &self.owner
+    }
+
+    fn adapter_info(&self) -> AdapterInfo {
+        self.info.clone()
+    }
+
+    fn default_color_format(&self) -> TextureFormat {
+        TextureFormat::Rgba8UnormSrgb
+    }
+
+    fn default_depth_stencil_format(&self) -> TextureFormat {
+        TextureFormat::Depth24PlusStencil8
+    }
+
+    fn hdr_color_format(&self) -> TextureFormat {
+        TextureFormat::Rgba16Float
+    }
+
+    fn framebuffer_origin(&self) -> FramebufferOrigin {
+        // WebGPU's framebuffer coordinates have row 0 at the top on every API underneath.
+        FramebufferOrigin::TopLeft
+    }
+
+    fn depth_range(&self) -> DepthRange {
+        DepthRange::ZeroToOne
+    }
+
+    fn features(&self) -> &DeviceFeatures {
+        &self.features
+    }
+
+    fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    fn texture_format_support(&self, format: TextureFormat) -> FormatSupport {
+        self.support(format)
+    }
+
+    fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
+        const OP: &str = "create_texture";
+        self.alive(OP)?;
+        backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::WGPU)?;
+        let wdesc = texture_descriptor(desc, self.support(desc.format), self.allowed_usages(desc.format))?;
+        let texture = self.scoped(OP, desc.total_bytes(), || self.device.create_texture(&wdesc))?;
+        let payload = WgpuTexture::new(self.next_id(), texture, desc, self.live_token());
+        Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
+    }
+
+    fn write_texture(
+        &self,
+        texture: &TextureHandle,
+        region: TextureRegion,
+        data: &[u8],
+    ) -> Result<(), DeviceError> {
+        const OP: &str = "write_texture";
+        let t = self.texture(texture, OP)?;
+        let desc = texture.descriptor();
+        backend::check_write_texture(desc, &region, data.len())?;
+        let layout = crate::readback::RowLayout::of(desc, &region);
+        self.scoped(OP, 0, || {
+            self.queue.write_texture(
+                copy_origin(&t.texture, &region),
+                data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(layout.row_bytes),
+                    rows_per_image: Some(layout.rows),
+                },
+                copy_extent(desc.format, &region),
+            )
+        })
+    }
+
+    fn create_geometry(
+        &self,
+        desc: &GeometryDescriptor,
+        data: Option<&[u8]>,
+    ) -> Result<GeometryBuffer, DeviceError> {
+        const OP: &str = "create_geometry";
+        self.alive(OP)?;
+        backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &BackendId::WGPU)?;
+        let size = align4(desc.size);
+        let buffer = self.scoped(OP, size, || {
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&desc.label),
+                size,
+                usage: buffer_usages(desc.usage),
+                mapped_at_creation: data.is_some(),
+            });
+            if let Some(data) = data {
+                // A fresh mapping of the whole buffer cannot be refused; if wgpu disagrees,
+                // the error scope reports it and the buffer stays zeroed.
+                if let Ok(mut view) = buffer.get_mapped_range_mut(..) {
+                    view.slice(..data.len()).copy_from_slice(data);
+                }
+                buffer.unmap();
+            }
+            buffer
+        })?;
+        let payload = WgpuGeometry { id: self.next_id(), buffer, _live: self.live_token() };
+        Ok(backend::wrap_geometry(&self.owner, desc.clone(), payload))
+    }
+
+    fn write_geometry(&self, buffer: &GeometryBuffer, offset: u64, data: &[u8]) -> Result<(), DeviceError> {
+        const OP: &str = "write_geometry";
+        let g = self.geometry(buffer, OP)?;
+        backend::check_write_geometry(buffer.descriptor(), offset, data.len())?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        let len = data.len() as u64;
+        let (start, end) = (offset / 4 * 4, align4(offset + len));
+        if (start, end) == (offset, offset + len) {
+            return self.scoped(OP, 0, || self.queue.write_buffer(&g.buffer, offset, data));
+        }
+        // wgpu writes whole 4-byte words: read the words the write only partly covers (the
+        // copy is ordered after every earlier operation), then write whole words.
+        let head = (&g.buffer, start, 4);
+        let tail = (&g.buffer, end - 4, 4);
+        let edges = read_buffer(&self.device, &self.queue, &self.loss, OP, &[head, tail])?;
+        let mut words = vec![0u8; (end - start) as usize];
+        words[..4].copy_from_slice(&edges[..4]);
+        let n = words.len();
+        words[n - 4..].copy_from_slice(&edges[4..8]);
+        words[(offset - start) as usize..(offset - start + len) as usize].copy_from_slice(data);
+        self.scoped(OP, 0, || self.queue.write_buffer(&g.buffer, start, &words))
+    }
+
+    fn create_sampler(&self, desc: &SamplerDescriptor) -> Result<SamplerHandle, DeviceError> {
+        const OP: &str = "create_sampler";
+        self.alive(OP)?;
+        let mut desc = backend::clamp_sampler(desc, &self.limits)?;
+        let linear = [desc.mag_filter, desc.min_filter, desc.mipmap_filter]
+            .iter()
+            .all(|f| *f == f3d_hal::FilterMode::Linear);
+        if !linear {
+            // wgpu (and every API under it) only filters anisotropically when all filters are
+            // linear; anything else samples as anisotropy 1.
+            desc.max_anisotropy = 1;
+        }
+        let sampler = self.scoped(OP, 0, || {
+            self.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some(&desc.label),
+                address_mode_u: conv::address_mode(desc.address_mode[0]),
+                address_mode_v: conv::address_mode(desc.address_mode[1]),
+                address_mode_w: conv::address_mode(desc.address_mode[2]),
+                mag_filter: conv::filter(desc.mag_filter),
+                min_filter: conv::filter(desc.min_filter),
+                mipmap_filter: conv::mipmap_filter(desc.mipmap_filter),
+                lod_min_clamp: desc.lod_min_clamp,
+                lod_max_clamp: desc.lod_max_clamp,
+                compare: desc.compare.map(conv::compare),
+                anisotropy_clamp: desc.max_anisotropy,
+                border_color: None,
+            })
+        })?;
+        let payload = WgpuSampler { id: self.next_id(), sampler, _live: self.live_token() };
+        Ok(backend::wrap_sampler(&self.owner, desc, payload))
+    }
+
+    fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
+        const OP: &str = "create_shader";
+        self.alive(OP)?;
+        if desc.module.entry_point_index(desc.stage, &desc.entry_point).is_none() {
+            return Err(DeviceError::Shader {
+                label: desc.label.clone(),
+                message: format!("the module has no {} entry point named {}", desc.stage, desc.entry_point),
+            });
+        }
+        if desc.stage == ShaderStage::Compute && !self.features.has(DeviceFeature::COMPUTE) {
+            return Err(DeviceError::Unsupported {
+                feature: DeviceFeature::COMPUTE,
+                backend: BackendId::WGPU,
+            });
+        }
+        let module = self
+            .scoped(OP, 0, || {
+                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&desc.label),
+                    source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(desc.module.module().clone())),
+                })
+            })
+            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+        let payload = WgpuShader { module, _live: self.live_token() };
+        Ok(backend::wrap_shader(&self.owner, desc.clone(), payload))
+    }
+
+    fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
+        crate::pipeline::create_render_pipeline(self, desc)
+    }
+
+    fn begin_frame(&self) -> Result<(), DeviceError> {
+        self.alive("begin_frame")
+    }
+
+    fn begin_render_pass(
+        &self,
+        desc: &RenderPassDescriptor,
+    ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
+        const OP: &str = "begin_render_pass";
+        self.alive(OP)?;
+        backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::WGPU)?;
+        Ok(Box::new(WgpuPass::new(self, desc)?))
+    }
+
+    fn readback(
+        &self,
+        texture: &TextureHandle,
+        region: TextureRegion,
+    ) -> Result<PendingReadback, DeviceError> {
+        const OP: &str = "readback";
+        let t = self.texture(texture, OP)?;
+        check_readback(texture.descriptor(), &region, &BackendId::WGPU)?;
+        self.scoped(OP, 0, || {
+            read_texture(&self.device, &self.queue, &self.loss, &t.texture, texture.descriptor(), region)
+        })
+    }
+
+    fn live_resources(&self) -> usize {
+        self.live.count()
+    }
+
+    fn pipeline_refusals(&self) -> PipelineRefusals {
+        self.refusals.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn simulate_loss(&self, why: &str) {
+        let reason = LossReason::Simulated(why.to_owned());
+        {
+            let mut lost = self.loss.lock().unwrap_or_else(|e| e.into_inner());
+            if lost.is_none() {
+                *lost = Some(reason.clone());
+            }
+        }
+        self.owner.lose(reason);
+        // As a driver reset would: the wgpu device is gone too, so nothing still in flight
+        // can complete (waiters answer `Lost`).
+        self.device.destroy();
+    }
+
+    fn copy_texture(
+        &self,
+        src: &TextureHandle,
+        src_region: TextureRegion,
+        dst: &TextureHandle,
+        dst_region: TextureRegion,
+    ) -> Result<(), DeviceError> {
+        const OP: &str = "copy_texture";
+        let s = self.texture(src, OP)?;
+        let d = self.texture(dst, OP)?;
+        backend::check_copy_texture(src, &src_region, dst, &dst_region)?;
+        check_region(OP, dst.descriptor(), &dst_region)?;
+        self.scoped(OP, 0, || {
+            let mut encoder =
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
+            encoder.copy_texture_to_texture(
+                copy_origin(&s.texture, &src_region),
+                copy_origin(&d.texture, &dst_region),
+                copy_extent(src.descriptor().format, &src_region),
+            );
+            self.queue.submit([encoder.finish()]);
+        })
+    }
+
+    fn create_query_set(
+        &self,
+        label: &str,
+        kind: QueryKind,
+        count: u32,
+    ) -> Result<QuerySetHandle, DeviceError> {
+        const OP: &str = "create_query_set";
+        if !self.features.has(kind.feature()) {
+            return Err(DeviceError::Unsupported { feature: kind.feature(), backend: BackendId::WGPU });
+        }
+        self.alive(OP)?;
+        if count == 0 {
+            return Err(DeviceError::InvalidDescriptor {
+                operation: OP,
+                label: label.to_owned(),
+                reason: "a query set of 0 queries".into(),
+            });
+        }
+        if count > MAX_QUERIES {
+            return Err(DeviceError::LimitExceeded {
+                operation: OP,
+                limit: "queries per set",
+                requested: count.into(),
+                max: MAX_QUERIES.into(),
+            });
+        }
+        let set = self.scoped(OP, u64::from(count) * 8, || {
+            self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some(label),
+                ty: match kind {
+                    QueryKind::Timestamp => wgpu::QueryType::Timestamp,
+                    QueryKind::Occlusion => wgpu::QueryType::Occlusion,
+                },
+                count,
+            })
+        })?;
+        let desc = QuerySetDescriptor { label: label.to_owned(), kind, count };
+        Ok(backend::wrap_query_set(&self.owner, desc, WgpuQuerySet { set, _live: self.live_token() }))
+    }
+
+    fn read_query_set(&self, set: &QuerySetHandle) -> Result<Vec<u64>, DeviceError> {
+        const OP: &str = "read_query_set";
+        let feature = set.descriptor().kind.feature();
+        if !self.features.has(feature) {
+            return Err(DeviceError::Unsupported { feature, backend: BackendId::WGPU });
+        }
+        self.alive(OP)?;
+        let q = backend::query_set_payload::<WgpuQuerySet>(&self.owner, set, OP)?;
+        let count = set.descriptor().count;
+        let bytes = u64::from(count) * 8;
+        let resolve = self.scoped(OP, bytes, || {
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("f3d query resolve"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let mut encoder =
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
+            encoder.resolve_query_set(&q.set, 0..count, &resolve, 0);
+            self.queue.submit([encoder.finish()]);
+            resolve
+        })?;
+        let raw = read_buffer(&self.device, &self.queue, &self.loss, OP, &[(&resolve, 0, bytes)])?;
+        let values =
+            raw.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        Ok(match set.descriptor().kind {
+            QueryKind::Occlusion => values.collect(),
+            QueryKind::Timestamp => {
+                let period = f64::from(self.queue.get_timestamp_period());
+                values.map(|t| (t as f64 * period).round() as u64).collect()
+            }
+        })
+    }
+
+    fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor,
+    ) -> Result<PipelineHandle, DeviceError> {
+        const OP: &str = "create_compute_pipeline";
+        self.alive(OP)?;
+        let shader = backend::shader_payload::<WgpuShader>(&self.owner, &desc.shader, OP)?;
+        let sd = desc.shader.descriptor();
+        if sd.stage != ShaderStage::Compute {
+            return Err(DeviceError::InvalidDescriptor {
+                operation: OP,
+                label: desc.label.clone(),
+                reason: format!("{} is a {} shader, not a compute shader", sd.label, sd.stage),
+            });
+        }
+        let stages = [(&*sd.module, ShaderStage::Compute, sd.entry_point.as_str())];
+        let bindings = reflect::pipeline_bindings(&stages)
+            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+        let (groups, pipeline) = self
+            .scoped(OP, 0, || {
+                let (groups, layout) = build_layouts(&self.device, &desc.label, &bindings, &stages, true);
+                let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&desc.label),
+                    layout: Some(&layout),
+                    module: &shader.module,
+                    entry_point: Some(&sd.entry_point),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (groups, pipeline)
+            })
+            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+        let payload =
+            WgpuPipeline::new(Compiled::Compute(pipeline), groups, None, Vec::new(), self.live_token());
+        let info = f3d_hal::PipelineInfo { label: desc.label.clone(), bindings, render: None };
+        Ok(backend::wrap_pipeline(&self.owner, info, payload))
+    }
+
+    fn dispatch(
+        &self,
+        pipeline: &PipelineHandle,
+        uniforms: &[(&str, &[u8])],
+        storage: &[(&str, &GeometryBuffer)],
+        groups: [u32; 3],
+    ) -> Result<(), DeviceError> {
+        const OP: &str = "dispatch";
+        self.alive(OP)?;
+        let p = backend::pipeline_payload::<WgpuPipeline>(&self.owner, pipeline, OP)?;
+        let Compiled::Compute(compute) = &p.compiled else {
+            return Err(DeviceError::Refused {
+                operation: OP,
+                reason: format!("{} is not a compute pipeline", pipeline.label()),
+            });
+        };
+        let max = self.grant.limits.max_compute_workgroups_per_dimension;
+        if let Some(&n) = groups.iter().find(|&&n| n > max) {
+            return Err(DeviceError::LimitExceeded {
+                operation: OP,
+                limit: "max_compute_workgroups_per_dimension",
+                requested: n.into(),
+                max: max.into(),
+            });
+        }
+        let layout = pipeline.bindings();
+        let refused = |reason: String| DeviceError::Refused { operation: OP, reason };
+        for (name, _) in uniforms {
+            if layout.slot(name).is_none() {
+                return Err(refused(format!("{} declares no uniform block {name}", pipeline.label())));
+            }
+        }
+        for (name, _) in storage {
+            if layout.slot(name).is_none() {
+                return Err(refused(format!("{} declares no storage buffer {name}", pipeline.label())));
+            }
+        }
+        let ring_align = self.ring.lock().unwrap_or_else(|e| e.into_inner()).align();
+        let mut staging = Vec::new();
+        let mut uniform_offsets = HashMap::new();
+        let mut buffers = HashMap::new();
+        for (i, b) in layout.entries().iter().enumerate() {
+            let named = |n: &str| n == b.name || b.type_name.as_deref() == Some(n);
+            match b.kind {
+                BindingKind::UniformBlock { .. } => {
+                    let Some((_, bytes)) = uniforms.iter().find(|(n, _)| named(n)) else {
+                        return Err(refused(format!(
+                            "uniform block {} of {} is not given",
+                            b.name,
+                            pipeline.label()
+                        )));
+                    };
+                    if !b.accepts_uniform_bytes(bytes) {
+                        return Err(refused(format!(
+                            "{} bytes are too few for uniform block {}",
+                            bytes.len(),
+                            b.name
+                        )));
+                    }
+                    let BindingKind::UniformBlock { size } = b.kind else { continue };
+                    uniform_offsets.insert(i, push_block(&mut staging, ring_align, &bytes[..size as usize]));
+                }
+                BindingKind::StorageBuffer { .. } => {
+                    let Some((_, buffer)) = storage.iter().find(|(n, _)| named(n)) else {
+                        return Err(refused(format!(
+                            "storage buffer {} of {} is not given",
+                            b.name,
+                            pipeline.label()
+                        )));
+                    };
+                    if !buffer.descriptor().usage.contains(GeometryUsages::STORAGE) {
+                        return Err(DeviceError::MissingUsage {
+                            operation: OP,
+                            label: buffer.label(),
+                            usage: "STORAGE",
+                        });
+                    }
+                    buffers.insert(i, self.geometry(buffer, OP)?);
+                }
+                _ => {
+                    return Err(refused(format!(
+                        "{} binds {}, which dispatch cannot",
+                        pipeline.label(),
+                        b.name
+                    )));
+                }
+            }
+        }
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        let base = ring
+            .reserve(&self.device, staging.len() as u64, self.grant.limits.max_buffer_size)
+            .ok_or(DeviceError::OutOfMemory { operation: OP, bytes: staging.len() as u64 })?;
+        self.scoped(OP, 0, || {
+            if !staging.is_empty() {
+                self.queue.write_buffer(ring.buffer(), base, &staging);
+            }
+            let mut encoder =
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
+            {
+                let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&pipeline.label()),
+                    timestamp_writes: None,
+                });
+                cpass.set_pipeline(compute);
+                for group in &p.groups {
+                    let resources: Vec<Resource<'_>> = group
+                        .slots
+                        .iter()
+                        .map(|s| match buffers.get(&(s.0 as usize)) {
+                            Some(g) => Resource::Storage(g),
+                            None => Resource::Uniform,
+                        })
+                        .collect();
+                    let offsets: Vec<u32> = group
+                        .slots
+                        .iter()
+                        .filter_map(|s| uniform_offsets.get(&(s.0 as usize)))
+                        .map(|o| (base + u64::from(*o)) as u32)
+                        .collect();
+                    let bg = p.bind_group(&self.device, layout, group, &ring, &resources);
+                    cpass.set_bind_group(group.index, &bg, &offsets);
+                }
+                cpass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            }
+            self.queue.submit([encoder.finish()]);
+        })
+    }
+
+    fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
+        const OP: &str = "read_geometry";
+        if !self.features.has(DeviceFeature::STORAGE_BUFFERS) {
+            return Err(DeviceError::Unsupported {
+                feature: DeviceFeature::STORAGE_BUFFERS,
+                backend: BackendId::WGPU,
+            });
+        }
+        let g = self.geometry(buffer, OP)?;
+        let size = buffer.descriptor().size;
+        let mut bytes =
+            read_buffer(&self.device, &self.queue, &self.loss, OP, &[(&g.buffer, 0, align4(size))])?;
+        bytes.truncate(size as usize);
+        Ok(bytes)
+    }
+}

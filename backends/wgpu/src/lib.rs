@@ -1,0 +1,70 @@
+//! # f3d_backend_wgpu: f3d on every API wgpu reaches
+//!
+//! A [`GraphicsDevice`] over wgpu (Vulkan, Metal, DX12, GL underneath), held to the same
+//! conformance suite as every backend.
+//!
+//! ## Opening
+//!
+//! Instance → adapter (the request's power preference) → device. The device asks for the
+//! *intersection* of the wgpu features this backend uses and the adapter's features, and for
+//! the adapter's own limits — never a constant wish-list, since a device that asks for a
+//! missing feature does not open. [`GraphicsDevice::features`] reports what was granted *and*
+//! is implemented here. No adapter is [`OpenError::DeviceUnavailable`] with a sentence saying
+//! why, so a [`DeviceRegistry`] moves on to the next backend.
+//!
+//! ## Rules this backend keeps
+//!
+//! * **Refusals come from the call at fault, with the HAL's words.** Every rule the HAL shares
+//!   (`f3d_hal::backend::check_*`) is applied before wgpu sees the call, and so are the rules
+//!   wgpu adds (vertex ranges of direct draws, vertex offsets in multiples of 4, a pipeline's
+//!   attachments matching its pass's, one occlusion query set per pass). Whatever wgpu still
+//!   refuses is caught in an error scope around the call and returned as
+//!   [`DeviceError::Backend`]; nothing reaches wgpu's uncaptured-error handler, which would
+//!   panic (a handler that keeps such errors is installed anyway:
+//!   [`WgpuDevice::wgpu_take_uncaptured_errors`]).
+//! * **Order.** Uploads, copies, submissions and readbacks take effect in call order: each is
+//!   queued when called. A pass's commands are recorded into the pass and replayed into a
+//!   wgpu render pass at `submit`, so a pass begun and not submitted changes nothing.
+//!   `readback` records and submits its copy when called, so it sees exactly the work
+//!   submitted before it; its [`PendingReadback`] maps the copy when waited for.
+//! * **Per-draw uniforms** go into one ring buffer bound with dynamic offsets (aligned to the
+//!   device's `min_uniform_buffer_offset_alignment`): no buffer is made per draw, and bind
+//!   groups (built from the pipeline's reflected bindings) are cached per pipeline by the
+//!   resources they hold.
+//! * **Refused pipelines.** A pipeline wgpu refuses (a shader interface it rejects, say) is
+//!   handed out anyway, draws nothing, and is reported once in
+//!   [`GraphicsDevice::pipeline_refusals`] with wgpu's message.
+//! * **32-bit float textures** are bound as filterable. Without
+//!   [`DeviceFeature::FLOAT32_FILTERABLE`] they are therefore not sampled at all here
+//!   (`texture_format_support(..).sampled` is false and `bind_texture` answers false) rather
+//!   than sampled with a layout that would need the feature.
+//! * **Loss.** [`GraphicsDevice::simulate_loss`] destroys the wgpu device, as a driver reset
+//!   would; a loss wgpu reports is taken over by the next operation. Afterwards every
+//!   operation answers [`DeviceError::Lost`] naming itself.
+//!
+//! Backend-specific accessors carry a `wgpu_` prefix ([`WgpuDevice::wgpu_device`],
+//! [`WgpuDevice::wgpu_queue`], ...), so a later HAL member cannot collide with them.
+
+mod adapter;
+mod conv;
+mod device;
+mod pass;
+mod pipeline;
+mod readback;
+mod ring;
+mod texture;
+
+use std::sync::Arc;
+
+pub use device::WgpuDevice;
+use f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice, Registration};
+
+#[cfg(doc)]
+use f3d_hal::{DeviceError, DeviceFeature, OpenError, PendingReadback};
+
+/// Registers the wgpu backend; it opens wherever wgpu finds an adapter.
+pub fn register_wgpu_backend(registry: &mut DeviceRegistry) -> Registration {
+    registry.add_backend(BackendId::WGPU, |request| {
+        WgpuDevice::open(request).map(|device| Arc::new(device) as Arc<dyn GraphicsDevice>)
+    })
+}
