@@ -1,1 +1,2 @@
 //! f3d software backend (work in progress).
+pub mod exec;
