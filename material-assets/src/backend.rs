@@ -79,10 +79,16 @@ impl MaterialCompiler for SoftCompiler {
             reason,
         };
         if let Some(ep) = m.entry_points.iter().find(|ep| ep.stage == f3d_hal::naga::ShaderStage::Compute) {
-            return Err(refuse(format!("compute entry point `{}`: the soft backend runs vertex and fragment stages", ep.name)));
+            return Err(refuse(format!(
+                "compute entry point `{}`: the soft backend runs vertex and fragment stages",
+                ep.name
+            )));
         }
         for (_, var) in m.global_variables.iter() {
-            if let f3d_hal::naga::TypeInner::Image { class: f3d_hal::naga::ImageClass::Storage { .. }, .. } = m.types[var.ty].inner {
+            if let f3d_hal::naga::TypeInner::Image {
+                class: f3d_hal::naga::ImageClass::Storage { .. }, ..
+            } = m.types[var.ty].inner
+            {
                 return Err(refuse(format!(
                     "storage texture `{}`: the soft backend samples textures but does not write them from shaders",
                     var.name.as_deref().unwrap_or("?")

@@ -74,7 +74,13 @@ pub fn check_with(paths: &[PathBuf], options: &CompileOptions, stderr: &mut dyn 
 
 /// Compiles the material at `path` for `compiler`'s backend and prints what that backend
 /// receives to `out` (`emit` chooses the form). Problems go to `err`; returns the exit code.
-pub fn compile(path: &Path, compiler: &dyn MaterialCompiler, emit: Emit, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn compile(
+    path: &Path,
+    compiler: &dyn MaterialCompiler,
+    emit: Emit,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let variants = match check_material(path, &CompileOptions::default()) {
         Ok(v) => v,
         Err(errors) => {
@@ -126,13 +132,17 @@ fn write_words(out: &mut dyn Write, words: &[u32]) -> std::io::Result<()> {
 
 /// The reflection dump: entry points, bindings and blocks of one compiled variant.
 pub fn reflection(compiled: &CompiledMaterial) -> String {
-    let mut s = format!("entry points: {} (vertex), {} (fragment)\n", compiled.vertex_entry, compiled.fragment_entry);
-    for (stage, entry) in [(ShaderStage::Vertex, compiled.vertex_entry), (ShaderStage::Fragment, compiled.fragment_entry)] {
+    let mut s =
+        format!("entry points: {} (vertex), {} (fragment)\n", compiled.vertex_entry, compiled.fragment_entry);
+    for (stage, entry) in
+        [(ShaderStage::Vertex, compiled.vertex_entry), (ShaderStage::Fragment, compiled.fragment_entry)]
+    {
         match reflect::stage_bindings(&compiled.module, stage, entry) {
             Ok(bindings) => {
                 s += &format!("{stage} bindings:\n");
                 for b in bindings {
-                    s += &format!("  @group({}) @binding({}) {} : {:?}\n", b.group, b.binding, b.name, b.kind);
+                    s +=
+                        &format!("  @group({}) @binding({}) {} : {:?}\n", b.group, b.binding, b.name, b.kind);
                 }
             }
             Err(e) => s += &format!("{stage} bindings: {e}\n"),

@@ -79,12 +79,23 @@ pub fn compile_material(
     let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
     let mut files = material.files.clone();
     files.extend(source.files().iter().cloned());
-    Ok(CompiledMaterial { variant, module: Arc::new(module), source, layout, vertex_entry, fragment_entry, files })
+    Ok(CompiledMaterial {
+        variant,
+        module: Arc::new(module),
+        source,
+        layout,
+        vertex_entry,
+        fragment_entry,
+        files,
+    })
 }
 
 /// Reads, checks and compiles every variant of the material at `path`: what
 /// `f3d material check` does for one file. Returns every problem found.
-pub fn check_material(path: &Path, options: &CompileOptions) -> Result<Vec<CompiledMaterial>, Vec<MaterialError>> {
+pub fn check_material(
+    path: &Path,
+    options: &CompileOptions,
+) -> Result<Vec<CompiledMaterial>, Vec<MaterialError>> {
     let material = read_material(path)?;
     let mut out = Vec::new();
     for variant in Variant::ALL {
@@ -128,11 +139,21 @@ fn defines_function(text: &str, name: &str) -> bool {
 }
 
 /// Parses and validates a composed module; naga's errors located in the user's files.
-pub(crate) fn validate_composed(source: &ComposedSource, fallback: &crate::source::Location) -> Result<ValidatedModule, MaterialError> {
+pub(crate) fn validate_composed(
+    source: &ComposedSource,
+    fallback: &crate::source::Location,
+) -> Result<ValidatedModule, MaterialError> {
     let text = source.text();
     let module = naga::front::wgsl::parse_str(text).map_err(|e| {
         let labels: Vec<(naga::Span, String)> = e.labels().map(|(s, l)| (s, l.to_owned())).collect();
-        located(source, fallback, true, e.message().to_owned(), &labels, e.notes().map(str::to_owned).collect())
+        located(
+            source,
+            fallback,
+            true,
+            e.message().to_owned(),
+            &labels,
+            e.notes().map(str::to_owned).collect(),
+        )
     })?;
     ValidatedModule::new(module).map_err(|e| {
         let labels: Vec<(naga::Span, String)> = e.spans().cloned().collect();
@@ -190,13 +211,18 @@ fn located(
     }
     for span in &spans {
         let (offset, len, label) = span;
-        if Some(span) != primary.as_ref() && !label.is_empty() {
-            if let Some(loc) = source.location(*offset, *len) {
-                notes.push(format!("{loc}: {label}"));
-            }
+        if Some(span) != primary.as_ref()
+            && !label.is_empty()
+            && let Some(loc) = source.location(*offset, *len)
+        {
+            notes.push(format!("{loc}: {label}"));
         }
     }
-    MaterialError::Shader { at: at.unwrap_or_else(|| fallback.clone()), message: tidy_message(&message), notes }
+    MaterialError::Shader {
+        at: at.unwrap_or_else(|| fallback.clone()),
+        message: tidy_message(&message),
+        notes,
+    }
 }
 
 /// Whether a label is only an IR handle's kind (`expression`), which says nothing at the

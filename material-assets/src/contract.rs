@@ -73,17 +73,72 @@ const fn material(variant: Variant, shading: ShadingModel) -> StageModule {
 }
 
 const REQUIRED: &[StageInfo] = &[
-    StageInfo { stage: EngineStage::MeshVertex, shader_stage: ShaderStage::Vertex, entry_point: "vs_mesh", module: material(Variant::Color, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::LitFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_lit", module: material(Variant::Color, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::UnlitFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_unlit", module: material(Variant::Color, ShadingModel::Unlit) },
-    StageInfo { stage: EngineStage::DepthVertex, shader_stage: ShaderStage::Vertex, entry_point: "vs_depth", module: material(Variant::DepthOnly, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::DepthFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_depth", module: material(Variant::DepthOnly, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::ShadowVertex, shader_stage: ShaderStage::Vertex, entry_point: "vs_shadow", module: material(Variant::Shadow, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::ShadowFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_shadow", module: material(Variant::Shadow, ShadingModel::Lit) },
-    StageInfo { stage: EngineStage::SkyboxVertex, shader_stage: ShaderStage::Vertex, entry_point: "vs_skybox", module: StageModule::Library("skybox.wgsl") },
-    StageInfo { stage: EngineStage::SkyboxFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_skybox", module: StageModule::Library("skybox.wgsl") },
-    StageInfo { stage: EngineStage::TonemapVertex, shader_stage: ShaderStage::Vertex, entry_point: "vs_fullscreen", module: StageModule::Library("tonemap.wgsl") },
-    StageInfo { stage: EngineStage::TonemapFragment, shader_stage: ShaderStage::Fragment, entry_point: "fs_tonemap", module: StageModule::Library("tonemap.wgsl") },
+    StageInfo {
+        stage: EngineStage::MeshVertex,
+        shader_stage: ShaderStage::Vertex,
+        entry_point: "vs_mesh",
+        module: material(Variant::Color, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::LitFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_lit",
+        module: material(Variant::Color, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::UnlitFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_unlit",
+        module: material(Variant::Color, ShadingModel::Unlit),
+    },
+    StageInfo {
+        stage: EngineStage::DepthVertex,
+        shader_stage: ShaderStage::Vertex,
+        entry_point: "vs_depth",
+        module: material(Variant::DepthOnly, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::DepthFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_depth",
+        module: material(Variant::DepthOnly, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::ShadowVertex,
+        shader_stage: ShaderStage::Vertex,
+        entry_point: "vs_shadow",
+        module: material(Variant::Shadow, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::ShadowFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_shadow",
+        module: material(Variant::Shadow, ShadingModel::Lit),
+    },
+    StageInfo {
+        stage: EngineStage::SkyboxVertex,
+        shader_stage: ShaderStage::Vertex,
+        entry_point: "vs_skybox",
+        module: StageModule::Library("skybox.wgsl"),
+    },
+    StageInfo {
+        stage: EngineStage::SkyboxFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_skybox",
+        module: StageModule::Library("skybox.wgsl"),
+    },
+    StageInfo {
+        stage: EngineStage::TonemapVertex,
+        shader_stage: ShaderStage::Vertex,
+        entry_point: "vs_fullscreen",
+        module: StageModule::Library("tonemap.wgsl"),
+    },
+    StageInfo {
+        stage: EngineStage::TonemapFragment,
+        shader_stage: ShaderStage::Fragment,
+        entry_point: "fs_tonemap",
+        module: StageModule::Library("tonemap.wgsl"),
+    },
 ];
 
 /// Every entry point the engine asks for. A test holds this list and the library's entry
@@ -105,7 +160,9 @@ pub enum ContractError {
         entry_point: String,
     },
     /// The fragment stage reads a location the vertex stage does not write.
-    #[error("the fragment stage reads `{name}` ({ty}) at location {location}, which the vertex stage does not write")]
+    #[error(
+        "the fragment stage reads `{name}` ({ty}) at location {location}, which the vertex stage does not write"
+    )]
     MissingVarying {
         /// The location.
         location: u32,
@@ -115,7 +172,9 @@ pub enum ContractError {
         ty: String,
     },
     /// Both stages use a location with different types (or interpolation).
-    #[error("location {location}: the vertex stage writes `{vertex_name}` as {vertex_type}, the fragment stage reads `{fragment_name}` as {fragment_type}")]
+    #[error(
+        "location {location}: the vertex stage writes `{vertex_name}` as {vertex_type}, the fragment stage reads `{fragment_name}` as {fragment_type}"
+    )]
     VaryingMismatch {
         /// The location.
         location: u32,
@@ -239,7 +298,11 @@ pub fn check_stage_agreement(
     vs: (&ValidatedModule, &str),
     fs: (&ValidatedModule, &str),
 ) -> Result<(), ContractError> {
-    fn entry<'m>(m: &'m ValidatedModule, stage: ShaderStage, name: &str) -> Result<&'m naga::EntryPoint, ContractError> {
+    fn entry<'m>(
+        m: &'m ValidatedModule,
+        stage: ShaderStage,
+        name: &str,
+    ) -> Result<&'m naga::EntryPoint, ContractError> {
         m.entry_point_index(stage, name)
             .and_then(|i| m.module().entry_points.get(i))
             .ok_or_else(|| ContractError::NoEntryPoint { stage, entry_point: name.to_owned() })
@@ -257,7 +320,11 @@ pub fn check_stage_agreement(
     for input in inputs {
         match outputs.iter().find(|o| o.location == input.location) {
             None => {
-                return Err(ContractError::MissingVarying { location: input.location, name: input.name, ty: input.ty });
+                return Err(ContractError::MissingVarying {
+                    location: input.location,
+                    name: input.name,
+                    ty: input.ty,
+                });
             }
             Some(o) if o.ty != input.ty => {
                 return Err(ContractError::VaryingMismatch {

@@ -126,7 +126,9 @@ pub enum MaterialError {
         first_line: u32,
     },
     /// A name that is not a WGSL identifier.
-    #[error("{what} name `{name}` is not a valid WGSL identifier (letters, digits and `_`, not starting with a digit or `__`)")]
+    #[error(
+        "{what} name `{name}` is not a valid WGSL identifier (letters, digits and `_`, not starting with a digit or `__`)"
+    )]
     InvalidIdentifier {
         /// The name.
         at: Location,
@@ -182,7 +184,9 @@ pub enum MaterialError {
         reason: String,
     },
     /// Engine inputs asked for by something other than a lit surface material.
-    #[error("engine inputs ({inputs}) are only available to Lit surface materials; this material is {shading_model}")]
+    #[error(
+        "engine inputs ({inputs}) are only available to Lit surface materials; this material is {shading_model}"
+    )]
     EngineInputsNotLit {
         /// The `engine_inputs` field.
         at: Location,
@@ -198,7 +202,9 @@ pub enum MaterialError {
         at: Location,
     },
     /// Neither `fragment` nor `fragment_file`.
-    #[error("the material has no fragment code; give `fragment` (WGSL text) or `fragment_file` (a .wgsl next to the .ron)")]
+    #[error(
+        "the material has no fragment code; give `fragment` (WGSL text) or `fragment_file` (a .wgsl next to the .ron)"
+    )]
     FragmentMissing {
         /// The material.
         at: Location,

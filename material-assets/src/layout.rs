@@ -141,7 +141,10 @@ pub(crate) fn block_wgsl(desc: &MaterialDesc, name_of: impl Fn(usize, &str) -> S
 /// Lays the block out with naga alone (member names replaced, so that a bad name cannot hide
 /// a size problem) and refuses a block larger than the smallest limit any device promises,
 /// pointing at the first parameter past it.
-pub(crate) fn check_block_size(desc: &MaterialDesc, location_of: impl Fn(usize) -> Location) -> Option<MaterialError> {
+pub(crate) fn check_block_size(
+    desc: &MaterialDesc,
+    location_of: impl Fn(usize) -> Location,
+) -> Option<MaterialError> {
     let limit = f3d_hal::DeviceLimits::GUARANTEED.max_uniform_block_size;
     let wgsl = block_wgsl(desc, |i, _| format!("p{i}"))?;
     let module = naga::front::wgsl::parse_str(&format!(
@@ -236,7 +239,9 @@ impl MaterialLayout {
         for (name, ty, slot) in &self.slots {
             if let ParamSlot::Texture { binding, sampler_binding } = slot {
                 s += &format!("@group({MATERIAL_GROUP}) @binding({binding}) var {name}: {};\n", ty.wgsl());
-                s += &format!("@group({MATERIAL_GROUP}) @binding({sampler_binding}) var {name}_sampler: sampler;\n");
+                s += &format!(
+                    "@group({MATERIAL_GROUP}) @binding({sampler_binding}) var {name}_sampler: sampler;\n"
+                );
             }
         }
         s

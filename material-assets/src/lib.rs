@@ -87,6 +87,11 @@
 //! ([`library::ENGINE_ATTRIBUTES`]): 0 position, 1 normal, 2 uv0, 3 tangent, 4 color; custom
 //! attributes and varyings from location 8. Entry points: [`contract::required_stages`].
 
+// A MaterialError carries its location and the line's text for the excerpt, which makes it
+// larger than clippy likes in a Result. Materials compile at load and reload, never per frame,
+// so the size costs nothing that matters and matching on plain variants stays simple.
+#![allow(clippy::result_large_err)]
+
 pub mod backend;
 pub mod cli;
 mod compile;
@@ -106,8 +111,8 @@ pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, NullCompil
 pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};
 pub use compose::{ComposedSource, SourceKind, Variant};
 pub use contract::{
-    ContractError, EngineStage, StageInfo, StageModule, check_stage_agreement, required_stages, stage_bindings,
-    uniform_blocks,
+    ContractError, EngineStage, StageInfo, StageModule, check_stage_agreement, required_stages,
+    stage_bindings, uniform_blocks,
 };
 pub use error::{MaterialError, ParameterError};
 pub use format::{LoadedMaterial, MaterialDesc, ParamType, parse_material, read_material};
@@ -121,6 +126,7 @@ use f3d_hal::{ValidatedModule, naga};
 /// Parses and validates a complete WGSL module. The error is naga's message with the source
 /// location, rendered for a user.
 pub fn compile_wgsl(label: &str, source: &str) -> Result<ValidatedModule, String> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string_with_path(source, label))?;
+    let module =
+        naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string_with_path(source, label))?;
     ValidatedModule::new(module).map_err(|e| e.emit_to_string_with_path(source, label))
 }

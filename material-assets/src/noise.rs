@@ -131,6 +131,8 @@ fn off3(i: [i32; 3], x: i32, y: i32, z: i32) -> [i32; 3] {
 }
 
 /// `noise_perlin2`: gradient noise, about -1..1.
+// 0.7071 is the WGSL's literal, not an approximation of 1/sqrt(2) to be improved.
+#[allow(clippy::approx_constant)]
 pub fn perlin2(p: V2, seed: i32) -> f32 {
     let (c, i) = cell2(p);
     let f = sub2(p, c);
@@ -329,7 +331,15 @@ mod tests {
         for i in 0..2000 {
             let p = [i as f32 * 0.173 - 40.0, i as f32 * 0.071 + 3.0];
             let q = [p[0], p[1], i as f32 * 0.037];
-            for v in [simplex2(p, 3), perlin2(p, 3), value2(p, 3), simplex3(q, 3), perlin3(q, 3), value3(q, 3), fbm2(p, 3, 5)] {
+            for v in [
+                simplex2(p, 3),
+                perlin2(p, 3),
+                value2(p, 3),
+                simplex3(q, 3),
+                perlin3(q, 3),
+                value3(q, 3),
+                fbm2(p, 3, 5),
+            ] {
                 assert!((-1.05..=1.05).contains(&v), "{v} at {p:?}");
             }
             assert!((0.0..=1.0).contains(&ridged2(p, 1, 4)));

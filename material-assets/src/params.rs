@@ -156,7 +156,13 @@ impl MaterialParameters {
         })
     }
 
-    fn set_numbers(&mut self, name: &str, given: &'static str, want: ParamType, values: &[f32]) -> Result<(), ParameterError> {
+    fn set_numbers(
+        &mut self,
+        name: &str,
+        given: &'static str,
+        want: ParamType,
+        values: &[f32],
+    ) -> Result<(), ParameterError> {
         let (index, p) = self.find(name)?;
         if p.ty != want {
             return Err(ParameterError::WrongType { parameter: name.to_owned(), declared: p.ty, given });
@@ -184,7 +190,11 @@ impl MaterialParameters {
     pub fn set_int(&mut self, name: &str, value: i32) -> Result<(), ParameterError> {
         let (index, p) = self.find(name)?;
         if p.ty != ParamType::Int {
-            return Err(ParameterError::WrongType { parameter: name.to_owned(), declared: p.ty, given: "Int" });
+            return Err(ParameterError::WrongType {
+                parameter: name.to_owned(),
+                declared: p.ty,
+                given: "Int",
+            });
         }
         if let ParamSlot::Block { offset, .. } = p.slot {
             self.write_bytes(offset, &value.to_le_bytes());
@@ -227,7 +237,9 @@ impl MaterialParameters {
         match ty {
             ParamType::Vec3 => self.set_numbers(name, "color", ty, &c[..3]),
             ParamType::Vec4 => self.set_numbers(name, "color", ty, &c),
-            declared => Err(ParameterError::WrongType { parameter: name.to_owned(), declared, given: "color" }),
+            declared => {
+                Err(ParameterError::WrongType { parameter: name.to_owned(), declared, given: "color" })
+            }
         }
     }
 
@@ -239,11 +251,18 @@ impl MaterialParameters {
             ParamType::Texture2d => TextureDimension::D2,
             ParamType::TextureCube => TextureDimension::Cube,
             declared => {
-                return Err(ParameterError::WrongType { parameter: name.to_owned(), declared, given: "texture" });
+                return Err(ParameterError::WrongType {
+                    parameter: name.to_owned(),
+                    declared,
+                    given: "texture",
+                });
             }
         };
         let desc = texture.descriptor();
-        if desc.dimension != want || !desc.usage.contains(f3d_hal::TextureUsages::SAMPLED) || desc.sample_count != 1 {
+        if desc.dimension != want
+            || !desc.usage.contains(f3d_hal::TextureUsages::SAMPLED)
+            || desc.sample_count != 1
+        {
             return Err(ParameterError::WrongTexture {
                 parameter: name.to_owned(),
                 declared: p.ty,
@@ -293,7 +312,9 @@ impl MaterialParameters {
             ParamType::Vec3 => Value::Vec3(floats(3)?.try_into().ok()?),
             ParamType::Vec4 => Value::Vec4(floats(4)?.try_into().ok()?),
             ParamType::Mat4 => Value::Mat4(floats(16)?.try_into().ok()?),
-            ParamType::Texture2d | ParamType::TextureCube => Value::Texture(self.textures.get(p.texture_index)?.clone()?),
+            ParamType::Texture2d | ParamType::TextureCube => {
+                Value::Texture(self.textures.get(p.texture_index)?.clone()?)
+            }
         })
     }
 

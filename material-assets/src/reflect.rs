@@ -70,7 +70,9 @@ pub fn stage_bindings(
         };
         let ty = &m.types[var.ty];
         let kind = match (&var.space, &ty.inner) {
-            (naga::AddressSpace::Uniform, inner) => BindingKind::UniformBlock { size: inner.size(m.to_ctx()) },
+            (naga::AddressSpace::Uniform, inner) => {
+                BindingKind::UniformBlock { size: inner.size(m.to_ctx()) }
+            }
             (naga::AddressSpace::Storage { access }, _) => {
                 BindingKind::StorageBuffer { read_only: !access.contains(naga::StorageAccess::STORE) }
             }

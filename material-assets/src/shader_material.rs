@@ -45,7 +45,13 @@ impl ShaderMaterial {
         let file = SourceText::new(label, source);
         let module = naga::front::wgsl::parse_str(source).map_err(|e| {
             let (at, notes) = match e.labels().next() {
-                Some((span, l)) => (file.location(span.to_range().map_or(0, |r| r.start), span.to_range().map_or(1, |r| r.len())), vec![l.to_owned()]),
+                Some((span, l)) => (
+                    file.location(
+                        span.to_range().map_or(0, |r| r.start),
+                        span.to_range().map_or(1, |r| r.len()),
+                    ),
+                    vec![l.to_owned()],
+                ),
                 None => (file.location(0, 1), Vec::new()),
             };
             MaterialError::Shader { at, message: e.message().to_owned(), notes }
@@ -65,8 +71,13 @@ impl ShaderMaterial {
                 let at = rewritten.location(r.start, r.len().max(1)).unwrap_or_else(|| file.location(0, 1));
                 (at, e.kind.to_string())
             });
-            let (at, message) = located.next().unwrap_or_else(|| (file.location(0, 1), "GLSL parse failed".into()));
-            MaterialError::Shader { at, message, notes: located.map(|(at, m)| format!("{at}: {m}")).collect() }
+            let (at, message) =
+                located.next().unwrap_or_else(|| (file.location(0, 1), "GLSL parse failed".into()));
+            MaterialError::Shader {
+                at,
+                message,
+                notes: located.map(|(at, m)| format!("{at}: {m}")).collect(),
+            }
         })?;
         Self::finish(label, &file, module, Some(&rewritten))
     }
@@ -82,7 +93,12 @@ impl ShaderMaterial {
         }
     }
 
-    fn finish(label: &str, file: &SourceText, module: naga::Module, map: Option<&ComposedSource>) -> Result<Self, MaterialError> {
+    fn finish(
+        label: &str,
+        file: &SourceText,
+        module: naga::Module,
+        map: Option<&ComposedSource>,
+    ) -> Result<Self, MaterialError> {
         let entry_point = module
             .entry_points
             .iter()
@@ -129,7 +145,10 @@ impl ShaderMaterial {
 
     /// The block whose type (or variable) is called `name`: blocks bind by type name.
     pub fn block(&self, name: &str) -> Option<&BlockLayout> {
-        self.blocks.iter().find(|b| b.type_name == name).or_else(|| self.blocks.iter().find(|b| b.name == name))
+        self.blocks
+            .iter()
+            .find(|b| b.type_name == name)
+            .or_else(|| self.blocks.iter().find(|b| b.name == name))
     }
 
     /// The bindings the fragment stage uses.

@@ -43,9 +43,10 @@ impl SourceText {
         let before = self.text.get(start..offset).unwrap_or("");
         let column = before.chars().count() + 1;
         let rest = line_text.chars().count().saturating_sub(column - 1);
-        let length = self.text.get(offset..offset + length.min(self.text.len() - offset)).map_or(1, |s| {
-            s.split('\n').next().unwrap_or("").chars().count()
-        });
+        let length = self
+            .text
+            .get(offset..offset + length.min(self.text.len() - offset))
+            .map_or(1, |s| s.split('\n').next().unwrap_or("").chars().count());
         Location {
             path: self.path.clone(),
             line: line as u32 + 1,

@@ -39,7 +39,10 @@ fn check_prints_path_line_col_and_a_caret_for_each_problem() {
     assert!(text.contains(&first), "{text}");
     let second = format!("{}:6:16: error: duplicate parameter name `gain`", bad[1].display());
     assert!(text.contains(&second), "{text}");
-    assert!(text.contains("8 |     (*m).base_color = material_params.tint;\n  |                       ^^^^"), "{text}");
+    assert!(
+        text.contains("8 |     (*m).base_color = material_params.tint;\n  |                       ^^^^"),
+        "{text}"
+    );
     assert!(text.trim_end().ends_with("error: 2 problem(s) in 6 files checked"), "{text}");
     let mut none = Vec::new();
     assert_eq!(cli::check(&[], &mut none), 2);
@@ -73,5 +76,7 @@ fn compile_reports_a_broken_file_with_its_location() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     assert_eq!(cli::compile(&bad, &NullCompiler, Emit::Wgsl, &mut out, &mut err), 1);
     assert!(out.is_empty());
-    assert!(String::from_utf8(err).unwrap().starts_with(&format!("{}:8:5: error: expected `;`", bad.display())));
+    assert!(
+        String::from_utf8(err).unwrap().starts_with(&format!("{}:8:5: error: expected `;`", bad.display()))
+    );
 }

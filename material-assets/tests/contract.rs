@@ -9,8 +9,8 @@ use f3d_materials::contract::{compile_library_module, stage_module};
 use f3d_materials::format::ShadingModel;
 use f3d_materials::library::FILES;
 use f3d_materials::{
-    CompileOptions, ContractError, EngineStage, StageModule, Variant, check_stage_agreement, compile_material,
-    parse_material, required_stages, stage_bindings, uniform_blocks,
+    CompileOptions, ContractError, EngineStage, StageModule, Variant, check_stage_agreement,
+    compile_material, parse_material, required_stages, stage_bindings, uniform_blocks,
 };
 
 /// Every entry point the library can produce: each material variant in each shading model,
@@ -38,7 +38,9 @@ fn library_entry_points() -> BTreeSet<(String, String)> {
     };
     modules
         .iter()
-        .flat_map(|m| m.module().entry_points.iter().map(|ep| (ep.name.clone(), stage(ep.stage))).collect::<Vec<_>>())
+        .flat_map(|m| {
+            m.module().entry_points.iter().map(|ep| (ep.name.clone(), stage(ep.stage))).collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -57,18 +59,25 @@ fn required_stages_and_the_library_agree() {
 
 #[test]
 fn stage_bindings_come_from_reflection() {
-    let names = |stage| -> Vec<String> { stage_bindings(stage).unwrap().into_iter().map(|b| b.name).collect() };
+    let names =
+        |stage| -> Vec<String> { stage_bindings(stage).unwrap().into_iter().map(|b| b.name).collect() };
     let lit = names(EngineStage::LitFragment);
     for n in ["view", "lights", "shadow_map", "shadow_map_sampler", "environment_radiance", "brdf_lut"] {
         assert!(lit.contains(&n.to_owned()), "fs_lit keeps {n}: {lit:?}");
     }
     assert!(!lit.iter().any(|n| n.starts_with("scene_")), "no engine inputs unless asked: {lit:?}");
-    assert_eq!(names(EngineStage::UnlitFragment), Vec::<String>::new(), "an empty unlit surface binds nothing");
+    assert_eq!(
+        names(EngineStage::UnlitFragment),
+        Vec::<String>::new(),
+        "an empty unlit surface binds nothing"
+    );
     assert_eq!(names(EngineStage::MeshVertex), ["view", "draw"]);
     assert_eq!(names(EngineStage::ShadowVertex), ["lights", "draw"]);
     assert_eq!(names(EngineStage::TonemapFragment), ["tonemap", "hdr_color"]);
     let sky = stage_bindings(EngineStage::SkyboxFragment).unwrap();
-    assert!(sky.iter().any(|b| b.name == "environment_radiance" && matches!(b.kind, BindingKind::Texture { .. })));
+    assert!(
+        sky.iter().any(|b| b.name == "environment_radiance" && matches!(b.kind, BindingKind::Texture { .. }))
+    );
 }
 
 #[test]
@@ -94,13 +103,22 @@ fn material_with(varyings: &str, fragment: &str) -> f3d_materials::CompiledMater
 
 #[test]
 fn stages_agree_by_location_and_type() {
-    let a = material_with("(name: \"fade\", type: Float)", "fn surface(m: ptr<function, MaterialInputs>) { (*m).base_color.a = fade; }");
+    let a = material_with(
+        "(name: \"fade\", type: Float)",
+        "fn surface(m: ptr<function, MaterialInputs>) { (*m).base_color.a = fade; }",
+    );
     check_stage_agreement((&a.module, "vs_mesh"), (&a.module, "fs_unlit")).unwrap();
     // The same fragment stage against a vertex stage that writes a vec2 at location 8.
-    let b = material_with("(name: \"fade\", type: Vec2)", "fn surface(m: ptr<function, MaterialInputs>) { (*m).base_color.a = fade.x; }");
+    let b = material_with(
+        "(name: \"fade\", type: Vec2)",
+        "fn surface(m: ptr<function, MaterialInputs>) { (*m).base_color.a = fade.x; }",
+    );
     match check_stage_agreement((&b.module, "vs_mesh"), (&a.module, "fs_unlit")) {
         Err(ContractError::VaryingMismatch { location: 8, vertex_type, fragment_type, .. }) => {
-            assert!(vertex_type.starts_with("vec2<f32>") && fragment_type.starts_with("f32"), "{vertex_type} / {fragment_type}");
+            assert!(
+                vertex_type.starts_with("vec2<f32>") && fragment_type.starts_with("f32"),
+                "{vertex_type} / {fragment_type}"
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -66,7 +66,15 @@ fn brass_reads_its_fragment_file_and_lists_it_for_reload() {
 fn water_binds_scene_color_and_depth_and_toon_does_not() {
     let water = check_material(&example("water"), &CompileOptions::default()).unwrap();
     let names: Vec<String> = water[0].bindings().unwrap().entries().iter().map(|b| b.name.clone()).collect();
-    for n in ["scene_color_texture", "scene_color_texture_sampler", "scene_depth_texture", "material_params", "view", "lights", "draw"] {
+    for n in [
+        "scene_color_texture",
+        "scene_color_texture_sampler",
+        "scene_depth_texture",
+        "material_params",
+        "view",
+        "lights",
+        "draw",
+    ] {
         assert!(names.contains(&n.to_owned()), "water lacks {n}: {names:?}");
     }
     let toon = check_material(&example("toon"), &CompileOptions::default()).unwrap();

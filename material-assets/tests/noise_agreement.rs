@@ -284,7 +284,14 @@ impl<'m> Interp<'m> {
                     V::B(false) => r,
                     V::C(flags) => {
                         let (V::C(a), V::C(r)) = (a, r) else { panic!("select") };
-                        V::C(flags.iter().zip(a).zip(r).map(|((f, a), r)| if f.truthy() { a } else { r }).collect())
+                        V::C(
+                            flags
+                                .iter()
+                                .zip(a)
+                                .zip(r)
+                                .map(|((f, a), r)| if f.truthy() { a } else { r })
+                                .collect(),
+                        )
                     }
                     other => panic!("select on {other:?}"),
                 }
@@ -402,10 +409,10 @@ impl<'m> Interp<'m> {
                     if let Flow::Return(v) = self.block(frame, continuing) {
                         return Flow::Return(v);
                     }
-                    if let Some(b) = break_if {
-                        if self.eval(frame, *b).truthy() {
-                            break;
-                        }
+                    if let Some(b) = break_if
+                        && self.eval(frame, *b).truthy()
+                    {
+                        break;
                     }
                 },
                 S::Break => return Flow::Break,
@@ -463,7 +470,8 @@ fn points() -> Vec<[f32; 3]> {
 fn integer_hashes_agree_bit_for_bit() {
     let module = compile_library_module("noise.wgsl").unwrap();
     let it = Interp { module: module.module() };
-    let (h1, h2, h3) = (it.function("noise_hash_u32"), it.function("noise_hash2"), it.function("noise_hash3"));
+    let (h1, h2, h3) =
+        (it.function("noise_hash_u32"), it.function("noise_hash2"), it.function("noise_hash3"));
     let (unit,) = (it.function("noise_hash_unit"),);
     for (i, p) in points().iter().enumerate() {
         let q = [p[0] as i32 * 977, p[1] as i32 * -131, p[2] as i32 * 65_599];
@@ -487,17 +495,71 @@ fn float_noise_agrees_within_tolerance() {
     let it = Interp { module: module.module() };
     type Cpu = Box<dyn Fn([f32; 3], i32) -> Vec<f32>>;
     let cases: Vec<(&str, bool, Vec<V>, Cpu, f32)> = vec![
-        ("noise_simplex2", false, vec![], Box::new(|p, s| vec![noise::simplex2([p[0], p[1]], s)]), noise::FLOAT_TOLERANCE),
-        ("noise_simplex3", true, vec![], Box::new(|p, s| vec![noise::simplex3(p, s)]), noise::FLOAT_TOLERANCE),
-        ("noise_perlin2", false, vec![], Box::new(|p, s| vec![noise::perlin2([p[0], p[1]], s)]), noise::FLOAT_TOLERANCE),
+        (
+            "noise_simplex2",
+            false,
+            vec![],
+            Box::new(|p, s| vec![noise::simplex2([p[0], p[1]], s)]),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_simplex3",
+            true,
+            vec![],
+            Box::new(|p, s| vec![noise::simplex3(p, s)]),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_perlin2",
+            false,
+            vec![],
+            Box::new(|p, s| vec![noise::perlin2([p[0], p[1]], s)]),
+            noise::FLOAT_TOLERANCE,
+        ),
         ("noise_perlin3", true, vec![], Box::new(|p, s| vec![noise::perlin3(p, s)]), noise::FLOAT_TOLERANCE),
-        ("noise_value2", false, vec![], Box::new(|p, s| vec![noise::value2([p[0], p[1]], s)]), noise::FLOAT_TOLERANCE),
+        (
+            "noise_value2",
+            false,
+            vec![],
+            Box::new(|p, s| vec![noise::value2([p[0], p[1]], s)]),
+            noise::FLOAT_TOLERANCE,
+        ),
         ("noise_value3", true, vec![], Box::new(|p, s| vec![noise::value3(p, s)]), noise::FLOAT_TOLERANCE),
-        ("noise_cellular2", false, vec![], Box::new(|p, s| noise::cellular2([p[0], p[1]], s).to_vec()), noise::FLOAT_TOLERANCE),
-        ("noise_fbm2", false, vec![V::I(5)], Box::new(|p, s| vec![noise::fbm2([p[0], p[1]], s, 5)]), noise::FLOAT_TOLERANCE),
-        ("noise_ridged2", false, vec![V::I(4)], Box::new(|p, s| vec![noise::ridged2([p[0], p[1]], s, 4)]), noise::FLOAT_TOLERANCE),
-        ("noise_domain_warp2", false, vec![V::F(0.75)], Box::new(|p, s| noise::domain_warp2([p[0], p[1]], s, 0.75).to_vec()), noise::FLOAT_TOLERANCE),
-        ("noise_domain_warp3", true, vec![V::F(0.75)], Box::new(|p, s| noise::domain_warp3(p, s, 0.75).to_vec()), noise::FLOAT_TOLERANCE),
+        (
+            "noise_cellular2",
+            false,
+            vec![],
+            Box::new(|p, s| noise::cellular2([p[0], p[1]], s).to_vec()),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_fbm2",
+            false,
+            vec![V::I(5)],
+            Box::new(|p, s| vec![noise::fbm2([p[0], p[1]], s, 5)]),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_ridged2",
+            false,
+            vec![V::I(4)],
+            Box::new(|p, s| vec![noise::ridged2([p[0], p[1]], s, 4)]),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_domain_warp2",
+            false,
+            vec![V::F(0.75)],
+            Box::new(|p, s| noise::domain_warp2([p[0], p[1]], s, 0.75).to_vec()),
+            noise::FLOAT_TOLERANCE,
+        ),
+        (
+            "noise_domain_warp3",
+            true,
+            vec![V::F(0.75)],
+            Box::new(|p, s| noise::domain_warp3(p, s, 0.75).to_vec()),
+            noise::FLOAT_TOLERANCE,
+        ),
         ("noise_curl3", true, vec![], Box::new(|p, s| noise::curl3(p, s).to_vec()), noise::CURL_TOLERANCE),
     ];
     for (name, three, extra, cpu, tolerance) in &cases {
@@ -511,7 +573,10 @@ fn float_noise_agrees_within_tolerance() {
             let cpu = cpu(*p, seed);
             assert_eq!(gpu.len(), cpu.len(), "{name}");
             for (g, c) in gpu.iter().zip(&cpu) {
-                assert!(g.is_finite() && (g - c).abs() <= *tolerance, "{name} at {p:?} seed {seed}: wgsl {g}, rust {c}");
+                assert!(
+                    g.is_finite() && (g - c).abs() <= *tolerance,
+                    "{name} at {p:?} seed {seed}: wgsl {g}, rust {c}"
+                );
                 worst = worst.max((g - c).abs());
             }
         }

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use f3d_hal::{BackendId, DeviceOwner, TextureDescriptor, TextureDimension, TextureFormat, backend};
 use f3d_materials::{
-    CompileOptions, MaterialParameters, ParamType, ParameterError, Value, Variant, compile_material, parse_material,
+    CompileOptions, MaterialParameters, ParamType, ParameterError, Value, Variant, compile_material,
+    parse_material,
 };
 
 fn material(params: &str) -> (f3d_materials::LoadedMaterial, f3d_materials::CompiledMaterial) {
@@ -47,7 +48,11 @@ fn vec3_followed_by_float_shares_its_last_slot() {
 
 #[test]
 fn float_then_vec3_aligns_to_16() {
-    let offsets = assert_offsets_match_naga(&[("gain", ParamType::Float), ("dir", ParamType::Vec3), ("n", ParamType::Int)]);
+    let offsets = assert_offsets_match_naga(&[
+        ("gain", ParamType::Float),
+        ("dir", ParamType::Vec3),
+        ("n", ParamType::Int),
+    ]);
     assert_eq!(offsets, [0, 16, 28]);
 }
 
@@ -64,7 +69,14 @@ fn mat4_aligns_to_16_and_takes_64() {
 
 #[test]
 fn every_pair_of_types_agrees_with_naga() {
-    let types = [ParamType::Float, ParamType::Int, ParamType::Vec2, ParamType::Vec3, ParamType::Vec4, ParamType::Mat4];
+    let types = [
+        ParamType::Float,
+        ParamType::Int,
+        ParamType::Vec2,
+        ParamType::Vec3,
+        ParamType::Vec4,
+        ParamType::Mat4,
+    ];
     for a in types {
         for b in types {
             for c in types {
@@ -135,12 +147,18 @@ fn wrong_names_and_types_name_the_parameter_and_its_type() {
     let mut p = MaterialParameters::new(&loaded.desc, &compiled.layout);
     let before = p.block().to_vec();
     let e = p.set_vec3("gain", [1.0; 3]).unwrap_err();
-    assert_eq!(e, ParameterError::WrongType { parameter: "gain".into(), declared: ParamType::Float, given: "Vec3" });
+    assert_eq!(
+        e,
+        ParameterError::WrongType { parameter: "gain".into(), declared: ParamType::Float, given: "Vec3" }
+    );
     assert_eq!(e.to_string(), "parameter `gain` is declared Float; a Vec3 cannot be set to it");
     let e = p.set_float("gian", 1.0).unwrap_err();
     assert!(matches!(&e, ParameterError::Unknown { parameter, .. } if parameter == "gian"));
     assert!(e.to_string().contains("declared: gain, albedo"), "{e}");
-    assert!(matches!(p.set_float("albedo", 1.0), Err(ParameterError::WrongType { declared: ParamType::Texture2d, .. })));
+    assert!(matches!(
+        p.set_float("albedo", 1.0),
+        Err(ParameterError::WrongType { declared: ParamType::Texture2d, .. })
+    ));
     assert!(matches!(p.set_color("gain", [1.0; 4]), Err(ParameterError::WrongType { given: "color", .. })));
     assert_eq!(p.block(), &before[..], "refused sets change nothing");
     assert_eq!(p.offset_of("albedo"), None);
@@ -161,15 +179,24 @@ fn textures_check_their_dimension_and_fall_back_to_their_hint() {
     );
     let mut p = MaterialParameters::new(&loaded.desc, &compiled.layout);
     let unset: Vec<_> = p.textures().map(|(n, t, f)| (n.to_owned(), t.is_some(), f)).collect();
-    assert_eq!(unset, [("albedo".to_owned(), false, [128, 128, 255, 255]), ("sky".to_owned(), false, [255; 4])]);
+    assert_eq!(
+        unset,
+        [("albedo".to_owned(), false, [128, 128, 255, 255]), ("sky".to_owned(), false, [255; 4])]
+    );
     let owner = DeviceOwner::new(BackendId::NULL, "test");
     let cube = texture(&owner, TextureDimension::Cube);
     let flat = texture(&owner, TextureDimension::D2);
-    assert!(matches!(p.set_texture("albedo", cube.clone()), Err(ParameterError::WrongTexture { declared: ParamType::Texture2d, .. })));
+    assert!(matches!(
+        p.set_texture("albedo", cube.clone()),
+        Err(ParameterError::WrongTexture { declared: ParamType::Texture2d, .. })
+    ));
     p.set_texture("albedo", flat.clone()).unwrap();
     p.set("sky", Value::Texture(cube)).unwrap();
     assert!(p.textures().all(|(_, t, _)| t.is_some()));
-    assert!(matches!(p.set_texture("k", flat), Err(ParameterError::WrongType { declared: ParamType::Float, given: "texture", .. })));
+    assert!(matches!(
+        p.set_texture("k", flat),
+        Err(ParameterError::WrongType { declared: ParamType::Float, given: "texture", .. })
+    ));
     // Textures take bindings 1, 3, ... of group 1, each with its sampler right after it.
     let slots: Vec<_> = compiled.layout.slots.iter().map(|(n, _, s)| (n.as_str(), s.clone())).collect();
     assert_eq!(slots[0], ("albedo", f3d_materials::ParamSlot::Texture { binding: 1, sampler_binding: 2 }));
@@ -181,12 +208,16 @@ fn textures_check_their_dimension_and_fall_back_to_their_hint() {
 
 #[test]
 fn reload_keeps_what_the_app_set_and_takes_new_defaults() {
-    let (old, old_c) = material("(name: \"gain\", type: Float, default: 1.0), (name: \"bias\", type: Float, default: 2.0), (name: \"n\", type: Int),");
+    let (old, old_c) = material(
+        "(name: \"gain\", type: Float, default: 1.0), (name: \"bias\", type: Float, default: 2.0), (name: \"n\", type: Int),",
+    );
     let mut p = MaterialParameters::new(&old.desc, &old_c.layout);
     p.set_float("gain", 5.0).unwrap();
     p.set_int("n", 4).unwrap();
     // Edited: bias default changed, n became a Float, a new vec comes first.
-    let (new, new_c) = material("(name: \"tint\", type: Vec3, default: [1.0, 1.0, 1.0]), (name: \"gain\", type: Float, default: 1.0), (name: \"bias\", type: Float, default: 3.0), (name: \"n\", type: Float, default: 0.5),");
+    let (new, new_c) = material(
+        "(name: \"tint\", type: Vec3, default: [1.0, 1.0, 1.0]), (name: \"gain\", type: Float, default: 1.0), (name: \"bias\", type: Float, default: 3.0), (name: \"n\", type: Float, default: 0.5),",
+    );
     let q = p.carry_over(&new.desc, &new_c.layout);
     assert!(matches!(q.get("gain"), Some(Value::Float(v)) if v == 5.0));
     assert!(matches!(q.get("bias"), Some(Value::Float(v)) if v == 3.0));

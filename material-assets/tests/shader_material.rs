@@ -56,7 +56,9 @@ fn main_fs(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     assert_eq!(m.entry_point(), "main_fs");
     assert_eq!(m.block("Tint").unwrap().member("strength").unwrap().offset, 16);
     assert_eq!(m.bindings().unwrap().len(), 1);
-    let e = ShaderMaterial::from_wgsl("tint.wgsl", "@fragment fn f() -> @location(0) vec4<f32> { return 1; }").unwrap_err();
+    let e =
+        ShaderMaterial::from_wgsl("tint.wgsl", "@fragment fn f() -> @location(0) vec4<f32> { return 1; }")
+            .unwrap_err();
     assert!(matches!(e, MaterialError::Shader { .. }), "{e:?}");
     let e = ShaderMaterial::from_wgsl("none.wgsl", "fn f() {}").unwrap_err();
     assert!(matches!(e, MaterialError::MissingFunction { .. }), "{e:?}");

@@ -17,12 +17,12 @@ pub(crate) mod preprocess;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::MaterialError;
 use crate::format::load::UserCode;
 use crate::format::{Blending, Culling, LoadedMaterial, ParamType, ShadingModel};
 use crate::layout::MaterialLayout;
 use crate::library::{ENGINE_ATTRIBUTES, ENGINE_VARYINGS, FIRST_CUSTOM_LOCATION};
 use crate::source::{Location, SourceText};
-use crate::MaterialError;
 use preprocess::Preprocessor;
 
 /// Which module of a material: the colour pass, the depth prepass or the shadow map.
@@ -230,7 +230,12 @@ pub fn compose_material(
     match &material.vertex {
         Some(code) => {
             pre.generated("\n// ---- material: vertex\n");
-            pre.file(format!("user:vertex:{}", material.path().display()), "vertex".into(), Origin::User(code.clone()), dir.clone())?;
+            pre.file(
+                format!("user:vertex:{}", material.path().display()),
+                "vertex".into(),
+                Origin::User(code.clone()),
+                dir.clone(),
+            )?;
         }
         None => pre.generated("\nfn vertex(v: ptr<function, VertexInputs>) {}\n"),
     }
@@ -241,7 +246,12 @@ pub fn compose_material(
         Some(_) => Origin::User(fragment.clone()),
         None => Origin::Text(fragment.file.clone()),
     };
-    pre.file(format!("user:fragment:{}", fragment.file.path().display()), "fragment".into(), fragment_origin, fragment_dir)?;
+    pre.file(
+        format!("user:fragment:{}", fragment.file.path().display()),
+        "fragment".into(),
+        fragment_origin,
+        fragment_dir,
+    )?;
     pre.generated("\n// ---- engine: entry points\n");
     pre.library("mesh.wgsl")?;
     if desc.shading_model == ShadingModel::Lit {
@@ -261,14 +271,28 @@ fn interface_wgsl(material: &LoadedMaterial) -> String {
         let _ = writeln!(s, "    @location({}) {}: {},", a.location, a.name, a.wgsl);
     }
     for (i, a) in desc.attributes.iter().enumerate() {
-        let _ = writeln!(s, "    @location({}) {}custom_{}: {},", FIRST_CUSTOM_LOCATION + i as u32, interp(a.ty), a.name, a.ty.wgsl());
+        let _ = writeln!(
+            s,
+            "    @location({}) {}custom_{}: {},",
+            FIRST_CUSTOM_LOCATION + i as u32,
+            interp(a.ty),
+            a.name,
+            a.ty.wgsl()
+        );
     }
     s += "}\n\nstruct VertexOutput {\n    @builtin(position) clip_position: vec4<f32>,\n";
     for (name, location, ty) in ENGINE_VARYINGS {
         let _ = writeln!(s, "    @location({location}) {name}: {ty},");
     }
     for (i, v) in desc.varyings.iter().enumerate() {
-        let _ = writeln!(s, "    @location({}) {}custom_{}: {},", FIRST_CUSTOM_LOCATION + i as u32, interp(v.ty), v.name, v.ty.wgsl());
+        let _ = writeln!(
+            s,
+            "    @location({}) {}custom_{}: {},",
+            FIRST_CUSTOM_LOCATION + i as u32,
+            interp(v.ty),
+            v.name,
+            v.ty.wgsl()
+        );
     }
     s += "}\n\n";
     for v in desc.attributes.iter().chain(&desc.varyings) {

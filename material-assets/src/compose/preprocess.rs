@@ -71,7 +71,13 @@ impl<'a> Preprocessor<'a> {
     }
 
     /// Processes one origin (a file or user code), `dir` being where its own includes start.
-    pub fn file(&mut self, key: String, display: String, origin: Origin, dir: Option<PathBuf>) -> Result<(), MaterialError> {
+    pub fn file(
+        &mut self,
+        key: String,
+        display: String,
+        origin: Origin,
+        dir: Option<PathBuf>,
+    ) -> Result<(), MaterialError> {
         self.done.insert(key.clone());
         self.stack.push((key, display));
         let result = self.lines(origin, dir);
@@ -90,7 +96,9 @@ impl<'a> Preprocessor<'a> {
             offset += line.len();
             let active = conds.last().is_none_or(|c| c.active);
             let trimmed = line.trim();
-            let at = |this: &Self, col: usize, len: usize| this.out.origins[origin_index].location(start + col, len);
+            let at = |this: &Self, col: usize, len: usize| {
+                this.out.origins[origin_index].location(start + col, len)
+            };
             if let Some(directive) = trimmed.strip_prefix('#') {
                 let indent = line.len() - line.trim_start().len();
                 let mut words = directive.split_whitespace();
@@ -159,24 +167,35 @@ impl<'a> Preprocessor<'a> {
             self.out.text.push('\n');
         }
         match conds.pop() {
-            Some(c) => Err(MaterialError::Directive { at: c.at, message: "`#ifdef`/`#ifndef` without `#endif`".into() }),
+            Some(c) => Err(MaterialError::Directive {
+                at: c.at,
+                message: "`#ifdef`/`#ifndef` without `#endif`".into(),
+            }),
             None => Ok(()),
         }
     }
 
     fn include(&mut self, arg: &str, at: Location, dir: Option<&Path>) -> Result<(), MaterialError> {
-        let (name, quoted) = match (arg.strip_prefix('<').and_then(|a| a.strip_suffix('>')), arg.strip_prefix('"').and_then(|a| a.strip_suffix('"'))) {
+        let (name, quoted) = match (
+            arg.strip_prefix('<').and_then(|a| a.strip_suffix('>')),
+            arg.strip_prefix('"').and_then(|a| a.strip_suffix('"')),
+        ) {
             (Some(n), _) => (n.trim(), false),
             (_, Some(n)) => (n.trim(), true),
             _ => {
                 return Err(MaterialError::Directive {
                     at,
-                    message: format!("`#include {arg}`: write `#include <name.wgsl>` or `#include \"name.wgsl\"`"),
+                    message: format!(
+                        "`#include {arg}`: write `#include <name.wgsl>` or `#include \"name.wgsl\"`"
+                    ),
                 });
             }
         };
         if self.stack.len() >= MAX_INCLUDE_DEPTH {
-            return Err(MaterialError::Directive { at, message: format!("includes nest deeper than {MAX_INCLUDE_DEPTH}") });
+            return Err(MaterialError::Directive {
+                at,
+                message: format!("includes nest deeper than {MAX_INCLUDE_DEPTH}"),
+            });
         }
         let mut searched = Vec::new();
         let mut candidates: Vec<PathBuf> = Vec::new();
@@ -187,7 +206,11 @@ impl<'a> Preprocessor<'a> {
             return self.enter(format!("lib:{name}"), library::display_path(name), at, |_| {
                 library::file(name)
                     .map(|text| (Origin::Text(SourceText::new(library::display_path(name), text)), None))
-                    .ok_or_else(|| MaterialError::IncludeNotFound { at: Location::file(name), name: name.into(), searched: vec![] })
+                    .ok_or_else(|| MaterialError::IncludeNotFound {
+                        at: Location::file(name),
+                        name: name.into(),
+                        searched: vec![],
+                    })
             });
         }
         searched.push("the engine library".to_owned());
@@ -228,10 +251,10 @@ impl<'a> Preprocessor<'a> {
             return Ok(());
         }
         let (origin, dir) = load(self)?;
-        if let Origin::Text(t) = &origin {
-            if !key.starts_with("lib:") {
-                self.out.files.push(t.path().to_owned());
-            }
+        if let Origin::Text(t) = &origin
+            && !key.starts_with("lib:")
+        {
+            self.out.files.push(t.path().to_owned());
         }
         self.file(key, display, origin, dir)
     }

@@ -99,12 +99,19 @@ pub fn read_material(path: &Path) -> Result<LoadedMaterial, Vec<MaterialError>> 
 
 /// Reads a file of at most [`MAX_FILE_SIZE`] bytes; `named_at` is where it was named (for a
 /// missing file).
-pub(crate) fn read_limited(path: &Path, what: &'static str, named_at: Option<(&Location, &str)>) -> Result<Vec<u8>, MaterialError> {
+pub(crate) fn read_limited(
+    path: &Path,
+    what: &'static str,
+    named_at: Option<(&Location, &str)>,
+) -> Result<Vec<u8>, MaterialError> {
     let at = || Location::file(path);
     let meta = std::fs::metadata(path).map_err(|e| match (named_at, e.kind()) {
-        (Some((loc, file)), std::io::ErrorKind::NotFound) => {
-            MaterialError::MissingFile { at: loc.clone(), what, file: file.to_owned(), looked_at: path.to_owned() }
-        }
+        (Some((loc, file)), std::io::ErrorKind::NotFound) => MaterialError::MissingFile {
+            at: loc.clone(),
+            what,
+            file: file.to_owned(),
+            looked_at: path.to_owned(),
+        },
         _ => MaterialError::Io { at: at(), what, reason: e.to_string() },
     })?;
     if meta.len() > MAX_FILE_SIZE {
@@ -147,7 +154,9 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
         .with_recursion_limit(MAX_NESTING);
     let desc: MaterialDesc = options.from_str(source.text()).map_err(|e| vec![ron_error(&source, e)])?;
     let root = spans::index(source.text()).unwrap_or_default();
-    let at_node = |node: Option<&Node>| node.map_or_else(|| source.location(0, 1), |n| source.location(n.span.0, n.span.1 - n.span.0));
+    let at_node = |node: Option<&Node>| {
+        node.map_or_else(|| source.location(0, 1), |n| source.location(n.span.0, n.span.1 - n.span.0))
+    };
 
     let mut errors = validate::check(&desc, &source, &root);
 
@@ -163,7 +172,11 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
             // The indexer could not place it: point at the field (or the file) instead.
             _ => {
                 let start = root.field(field).map_or(0, |f| f.name_span.0);
-                UserCode { text: text.to_owned(), file: source.clone(), offsets: Some(vec![start; text.len() + 1]) }
+                UserCode {
+                    text: text.to_owned(),
+                    file: source.clone(),
+                    offsets: Some(vec![start; text.len() + 1]),
+                }
             }
         }
     };
@@ -177,7 +190,11 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
             match read_limited(&resolved, "fragment_file", Some((&fragment_location, file)))
                 .and_then(|bytes| text_of(&resolved, &bytes, "fragment_file"))
             {
-                Ok(text) => Some(UserCode { text: text.clone(), file: SourceText::new(&resolved, text), offsets: None }),
+                Ok(text) => Some(UserCode {
+                    text: text.clone(),
+                    file: SourceText::new(&resolved, text),
+                    offsets: None,
+                }),
                 Err(e) => {
                     errors.push(e);
                     None

@@ -16,31 +16,213 @@ pub const MAX_TEXTURES: usize = 8;
 /// WGSL's keywords, reserved words and predeclared type names: none may name a parameter.
 const WGSL_WORDS: &[&str] = &[
     // Keywords.
-    "alias", "break", "case", "const", "const_assert", "continue", "continuing", "default", "diagnostic",
-    "discard", "else", "enable", "false", "fn", "for", "if", "let", "loop", "override", "requires", "return",
-    "struct", "switch", "true", "var", "while",
+    "alias",
+    "break",
+    "case",
+    "const",
+    "const_assert",
+    "continue",
+    "continuing",
+    "default",
+    "diagnostic",
+    "discard",
+    "else",
+    "enable",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "let",
+    "loop",
+    "override",
+    "requires",
+    "return",
+    "struct",
+    "switch",
+    "true",
+    "var",
+    "while",
     // Reserved words.
-    "NULL", "Self", "abstract", "active", "alignas", "alignof", "as", "asm", "asm_fragment", "async",
-    "attribute", "auto", "await", "become", "binding_array", "cast", "catch", "class", "co_await",
-    "co_return", "co_yield", "coherent", "column_major", "common", "compile", "compile_fragment", "concept",
-    "const_cast", "consteval", "constexpr", "constinit", "crate", "debugger", "decltype", "delete", "demote",
-    "demote_to_helper", "do", "dynamic_cast", "enum", "explicit", "export", "extends", "extern", "external",
-    "fallthrough", "filter", "final", "finally", "friend", "from", "fxgroup", "get", "goto", "groupshared",
-    "highp", "impl", "implements", "import", "inline", "instanceof", "interface", "layout", "lowp", "macro",
-    "macro_rules", "match", "mediump", "meta", "mod", "module", "move", "mut", "mutable", "namespace", "new",
-    "nil", "noexcept", "noinline", "nointerpolation", "noperspective", "null", "nullptr", "of", "operator",
-    "package", "packoffset", "partition", "pass", "patch", "pixelfragment", "precise", "precision",
-    "premerge", "priv", "protected", "pub", "public", "readonly", "ref", "regardless", "register",
-    "reinterpret_cast", "require", "resource", "restrict", "self", "set", "shared", "sizeof", "smooth",
-    "snorm", "static", "static_assert", "static_cast", "std", "subroutine", "super", "target", "template",
-    "this", "thread_local", "throw", "trait", "try", "type", "typedef", "typeid", "typename", "typeof",
-    "union", "unless", "unorm", "unsafe", "unsized", "use", "using", "varying", "virtual", "volatile", "wgsl",
-    "where", "with", "writeonly", "yield",
+    "NULL",
+    "Self",
+    "abstract",
+    "active",
+    "alignas",
+    "alignof",
+    "as",
+    "asm",
+    "asm_fragment",
+    "async",
+    "attribute",
+    "auto",
+    "await",
+    "become",
+    "binding_array",
+    "cast",
+    "catch",
+    "class",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "coherent",
+    "column_major",
+    "common",
+    "compile",
+    "compile_fragment",
+    "concept",
+    "const_cast",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "crate",
+    "debugger",
+    "decltype",
+    "delete",
+    "demote",
+    "demote_to_helper",
+    "do",
+    "dynamic_cast",
+    "enum",
+    "explicit",
+    "export",
+    "extends",
+    "extern",
+    "external",
+    "fallthrough",
+    "filter",
+    "final",
+    "finally",
+    "friend",
+    "from",
+    "fxgroup",
+    "get",
+    "goto",
+    "groupshared",
+    "highp",
+    "impl",
+    "implements",
+    "import",
+    "inline",
+    "instanceof",
+    "interface",
+    "layout",
+    "lowp",
+    "macro",
+    "macro_rules",
+    "match",
+    "mediump",
+    "meta",
+    "mod",
+    "module",
+    "move",
+    "mut",
+    "mutable",
+    "namespace",
+    "new",
+    "nil",
+    "noexcept",
+    "noinline",
+    "nointerpolation",
+    "noperspective",
+    "null",
+    "nullptr",
+    "of",
+    "operator",
+    "package",
+    "packoffset",
+    "partition",
+    "pass",
+    "patch",
+    "pixelfragment",
+    "precise",
+    "precision",
+    "premerge",
+    "priv",
+    "protected",
+    "pub",
+    "public",
+    "readonly",
+    "ref",
+    "regardless",
+    "register",
+    "reinterpret_cast",
+    "require",
+    "resource",
+    "restrict",
+    "self",
+    "set",
+    "shared",
+    "sizeof",
+    "smooth",
+    "snorm",
+    "static",
+    "static_assert",
+    "static_cast",
+    "std",
+    "subroutine",
+    "super",
+    "target",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "trait",
+    "try",
+    "type",
+    "typedef",
+    "typeid",
+    "typename",
+    "typeof",
+    "union",
+    "unless",
+    "unorm",
+    "unsafe",
+    "unsized",
+    "use",
+    "using",
+    "varying",
+    "virtual",
+    "volatile",
+    "wgsl",
+    "where",
+    "with",
+    "writeonly",
+    "yield",
     // Predeclared types.
-    "bool", "f16", "f32", "i32", "u32", "vec2", "vec3", "vec4", "mat2x2", "mat2x3", "mat2x4", "mat3x2",
-    "mat3x3", "mat3x4", "mat4x2", "mat4x3", "mat4x4", "array", "atomic", "ptr", "sampler",
-    "sampler_comparison", "vec2f", "vec3f", "vec4f", "vec2i", "vec3i", "vec4i", "vec2u", "vec3u", "vec4u",
-    "mat4x4f", "mat3x3f", "mat2x2f",
+    "bool",
+    "f16",
+    "f32",
+    "i32",
+    "u32",
+    "vec2",
+    "vec3",
+    "vec4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "array",
+    "atomic",
+    "ptr",
+    "sampler",
+    "sampler_comparison",
+    "vec2f",
+    "vec3f",
+    "vec4f",
+    "vec2i",
+    "vec3i",
+    "vec4i",
+    "vec2u",
+    "vec3u",
+    "vec4u",
+    "mat4x4f",
+    "mat3x3f",
+    "mat2x2f",
 ];
 
 /// Whether `name` is a WGSL keyword, reserved word or predeclared type.
@@ -106,12 +288,22 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
     let params_node = root.value("parameters");
     if desc.parameters.len() > MAX_PARAMETERS {
         let at = c.at(params_node, None);
-        c.errors.push(MaterialError::TooMany { at, what: "parameters", count: desc.parameters.len(), limit: MAX_PARAMETERS });
+        c.errors.push(MaterialError::TooMany {
+            at,
+            what: "parameters",
+            count: desc.parameters.len(),
+            limit: MAX_PARAMETERS,
+        });
     }
     let textures = desc.parameters.iter().filter(|p| p.ty.is_texture()).count();
     if textures > MAX_TEXTURES {
         let at = c.at(params_node, None);
-        c.errors.push(MaterialError::TooMany { at, what: "texture parameters", count: textures, limit: MAX_TEXTURES });
+        c.errors.push(MaterialError::TooMany {
+            at,
+            what: "texture parameters",
+            count: textures,
+            limit: MAX_TEXTURES,
+        });
     }
     for (i, p) in desc.parameters.iter().enumerate() {
         let entry = params_node.and_then(|n| n.items.get(i));
@@ -121,7 +313,12 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         if p.ty.is_texture() && is_identifier(&p.name) {
             let sampler = format!("{}_sampler", p.name);
             if let Some(&first_line) = names.get(&sampler) {
-                c.errors.push(MaterialError::Duplicate { at: name_at, what: "parameter", name: sampler, first_line });
+                c.errors.push(MaterialError::Duplicate {
+                    at: name_at,
+                    what: "parameter",
+                    name: sampler,
+                    first_line,
+                });
             } else {
                 names.insert(sampler, name_at.line);
             }
@@ -133,28 +330,35 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         if let Some(default) = &p.default {
             let default_at = c.at(field("default"), entry);
             if p.ty.is_texture() {
-                c.errors.push(MaterialError::DefaultOnTexture { at: default_at, parameter: p.name.clone(), declared: p.ty });
+                c.errors.push(MaterialError::DefaultOnTexture {
+                    at: default_at,
+                    parameter: p.name.clone(),
+                    declared: p.ty,
+                });
             } else if let Err(e) = check_default(&p.name, p.ty, default, default_at.clone()) {
                 c.errors.push(e);
-            } else if let (Some(Hint::Range { min, max, .. }), Some(v)) = (&p.hint, scalar(default)) {
-                if min <= max && (v < *min || v > *max) {
-                    c.errors.push(MaterialError::BadRange {
-                        at: default_at,
-                        parameter: p.name.clone(),
-                        declared: p.ty,
-                        reason: format!("default {v} is outside the Range hint [{min}, {max}]"),
-                    });
-                }
+            } else if let (Some(Hint::Range { min, max, .. }), Some(v)) = (&p.hint, scalar(default))
+                && min <= max
+                && (v < *min || v > *max)
+            {
+                c.errors.push(MaterialError::BadRange {
+                    at: default_at,
+                    parameter: p.name.clone(),
+                    declared: p.ty,
+                    reason: format!("default {v} is outside the Range hint [{min}, {max}]"),
+                });
             }
         }
     }
-    if let Some(e) = crate::layout::check_block_size(desc, |i| {
-        c.at(params_node.and_then(|n| n.items.get(i)), params_node)
-    }) {
+    if let Some(e) =
+        crate::layout::check_block_size(desc, |i| c.at(params_node.and_then(|n| n.items.get(i)), params_node))
+    {
         c.errors.push(e);
     }
 
-    for (what, list, field) in [("varying", &desc.varyings, "varyings"), ("attribute", &desc.attributes, "attributes")] {
+    for (what, list, field) in
+        [("varying", &desc.varyings, "varyings"), ("attribute", &desc.attributes, "attributes")]
+    {
         let node = root.value(field);
         if list.len() > MAX_VARYINGS {
             let at = c.at(node, None);
@@ -171,7 +375,12 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
             c.check_name(what, &v.name, name_at, &mut names);
             if matches!(v.ty, ParamType::Mat4 | ParamType::Texture2d | ParamType::TextureCube) {
                 let at = c.at(entry.and_then(|e| e.value("type")), entry);
-                c.errors.push(MaterialError::InterfaceType { at, what, name: v.name.clone(), declared: v.ty });
+                c.errors.push(MaterialError::InterfaceType {
+                    at,
+                    what,
+                    name: v.name.clone(),
+                    declared: v.ty,
+                });
             }
         }
     }
@@ -191,7 +400,12 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         for (i, input) in desc.engine_inputs.iter().enumerate() {
             let at = c.at(node.and_then(|n| n.items.get(i)), node);
             if let Some(&first_line) = seen.get(input) {
-                c.errors.push(MaterialError::Duplicate { at, what: "engine input", name: format!("{input:?}"), first_line });
+                c.errors.push(MaterialError::Duplicate {
+                    at,
+                    what: "engine input",
+                    name: format!("{input:?}"),
+                    first_line,
+                });
             } else {
                 seen.insert(*input, at.line);
             }
@@ -209,7 +423,9 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         }
         (None, None) => {
             let at = c.at(Some(root), None);
-            c.errors.push(MaterialError::FragmentMissing { at: Location { length: root.name.as_ref().map_or(1, |n| n.0.len() as u32), ..at } });
+            c.errors.push(MaterialError::FragmentMissing {
+                at: Location { length: root.name.as_ref().map_or(1, |n| n.0.len() as u32), ..at },
+            });
         }
         _ => {}
     }
@@ -233,12 +449,19 @@ fn check_hint(c: &mut Checker<'_>, parameter: &str, ty: ParamType, hint: &Hint, 
         return;
     }
     if let Hint::Range { min, max, step } = *hint {
-        let bad = |reason: String| MaterialError::BadRange { at: at.clone(), parameter: parameter.to_owned(), declared: ty, reason };
+        let bad = |reason: String| MaterialError::BadRange {
+            at: at.clone(),
+            parameter: parameter.to_owned(),
+            declared: ty,
+            reason,
+        };
         if !(min.is_finite() && max.is_finite()) || min > max {
             c.errors.push(bad(format!("Range min ({min}) must be finite and not above max ({max})")));
         } else if step.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
             c.errors.push(bad(format!("Range step ({}) must be positive", step.unwrap_or_default())));
-        } else if ty == ParamType::Int && [Some(min), Some(max), step].into_iter().flatten().any(|v| v.fract() != 0.0) {
+        } else if ty == ParamType::Int
+            && [Some(min), Some(max), step].into_iter().flatten().any(|v| v.fract() != 0.0)
+        {
             c.errors.push(bad("an Int's Range min, max and step must be whole numbers".into()));
         }
     }
@@ -253,7 +476,12 @@ fn scalar(v: &DefaultValue) -> Option<f64> {
     }
 }
 
-fn check_default(parameter: &str, ty: ParamType, value: &DefaultValue, at: Location) -> Result<(), MaterialError> {
+fn check_default(
+    parameter: &str,
+    ty: ParamType,
+    value: &DefaultValue,
+    at: Location,
+) -> Result<(), MaterialError> {
     let expected = match ty {
         ParamType::Float => "a number",
         ParamType::Int => "an integer",
@@ -280,7 +508,9 @@ fn check_default(parameter: &str, ty: ParamType, value: &DefaultValue, at: Locat
         (ParamType::Mat4, DefaultValue::List(items)) => {
             (items.len() == 16 && numbers(items))
                 || (items.len() == 4
-                    && items.iter().all(|c| matches!(c, DefaultValue::List(col) if col.len() == 4 && numbers(col))))
+                    && items
+                        .iter()
+                        .all(|c| matches!(c, DefaultValue::List(col) if col.len() == 4 && numbers(col))))
         }
         _ => false,
     };
@@ -294,7 +524,9 @@ mod tests {
     #[test]
     fn identifiers_and_words() {
         assert!(is_identifier("base_color") && is_identifier("_x1"));
-        assert!(!is_identifier("1x") && !is_identifier("a b") && !is_identifier("__x") && !is_identifier("_"));
+        assert!(
+            !is_identifier("1x") && !is_identifier("a b") && !is_identifier("__x") && !is_identifier("_")
+        );
         assert!(is_keyword("loop") && is_keyword("f32") && !is_keyword("looped"));
     }
 }
