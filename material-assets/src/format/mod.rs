@@ -81,6 +81,39 @@ pub enum Blending {
     Premultiplied,
 }
 
+impl Blending {
+    /// The fixed-function blend for the framework's premultiplied output; `None` for opaque.
+    ///
+    /// * Alpha and Premultiplied: "over", `src + dst·(1 − αs)`.
+    /// * Additive: `src + dst` (the framework has already scaled `src` by alpha).
+    /// * Multiply: `src·dst + dst·(1 − αs)`, so alpha 0 leaves the target as it was.
+    pub fn blend_state(self) -> Option<f3d_hal::BlendState> {
+        use f3d_hal::{BlendComponent, BlendFactor, BlendOperation, BlendState};
+        let component = |src_factor, dst_factor| BlendComponent {
+            src_factor,
+            dst_factor,
+            operation: BlendOperation::Add,
+        };
+        match self {
+            Self::Opaque => None,
+            Self::Alpha | Self::Premultiplied => Some(BlendState::PREMULTIPLIED_ALPHA),
+            Self::Additive => Some(BlendState {
+                color: component(BlendFactor::One, BlendFactor::One),
+                alpha: component(BlendFactor::Zero, BlendFactor::One),
+            }),
+            Self::Multiply => Some(BlendState {
+                color: component(BlendFactor::Dst, BlendFactor::OneMinusSrcAlpha),
+                alpha: component(BlendFactor::Zero, BlendFactor::One),
+            }),
+        }
+    }
+
+    /// Whether the material is drawn in the translucent pass (sorted back to front).
+    pub fn is_translucent(self) -> bool {
+        self != Self::Opaque
+    }
+}
+
 /// Which faces are culled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 pub enum Culling {
@@ -91,6 +124,24 @@ pub enum Culling {
     Front,
     /// None: both sides are drawn, and the framework flips the normal of back faces.
     None,
+}
+
+impl Culling {
+    /// The HAL's name for it.
+    pub fn to_hal(self) -> f3d_hal::CullMode {
+        match self {
+            Self::Back => f3d_hal::CullMode::Back,
+            Self::Front => f3d_hal::CullMode::Front,
+            Self::None => f3d_hal::CullMode::None,
+        }
+    }
+}
+
+impl MaterialDesc {
+    /// The depth test in force: as written, or [`DepthState::for_blending`].
+    pub fn depth_state(&self) -> DepthState {
+        self.depth.unwrap_or_else(|| DepthState::for_blending(self.blending))
+    }
 }
 
 /// A depth test, as written in `depth: (write: true, compare: LessEqual)`.
@@ -383,4 +434,22 @@ pub struct InterfaceDesc {
     /// Float, Int, Vec2, Vec3 or Vec4.
     #[serde(rename = "type")]
     pub ty: ParamType,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blending_maps_to_premultiplied_fixed_function() {
+        let dst = [0.2, 0.4, 0.6, 1.0];
+        let src = [0.25, 0.0, 0.0, 0.5]; // premultiplied half-transparent red
+        let over = Blending::Alpha.blend_state().unwrap().apply(src, dst, [0.0; 4]);
+        assert_eq!(over, [0.35, 0.2, 0.3, 1.0]);
+        let clear = Blending::Multiply.blend_state().unwrap().apply([0.0; 4], dst, [0.0; 4]);
+        assert_eq!(clear, dst, "alpha 0 multiplies by nothing");
+        assert!(Blending::Opaque.blend_state().is_none());
+        assert!(!DepthState::for_blending(Blending::Additive).write);
+        assert_eq!(Culling::None.to_hal(), f3d_hal::CullMode::None);
+    }
 }

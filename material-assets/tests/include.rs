@@ -1,0 +1,63 @@
+//! `#include`: project folders, relative includes, each file once, and the list of files read.
+
+use std::path::{Path, PathBuf};
+
+use f3d_materials::{CompileOptions, MaterialError, Variant, compile_material, parse_material};
+
+fn project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/project_shaders")
+}
+
+fn material(fragment: &str) -> f3d_materials::LoadedMaterial {
+    let text = format!("Material(name: \"I\", fragment: r#\"{fragment}\"#)");
+    parse_material(Path::new("/nowhere/inc.ron"), text.as_bytes()).unwrap()
+}
+
+#[test]
+fn project_includes_are_found_read_once_and_listed() {
+    let m = material(
+        "\n#include <noise.wgsl>\n#include <ripples.wgsl>\nfn surface(m: ptr<function, MaterialInputs>) { (*m).roughness = ripples(uv0()); }\n",
+    );
+    let options = CompileOptions { include_dirs: vec![project()] };
+    let c = compile_material(&m, Variant::Color, &options).unwrap_or_else(|e| panic!("{}", e.diagnostic()));
+    assert_eq!(
+        c.source.text().matches("fn noise_simplex2(").count(),
+        1,
+        "noise.wgsl once, though included thrice"
+    );
+    let names: Vec<&str> = c.files.iter().filter_map(|f| f.file_name()?.to_str()).collect();
+    assert_eq!(names, ["inc.ron", "ripples.wgsl", "shape.wgsl"]);
+    // Without the project folder the include is not found, and the error says where it looked.
+    match compile_material(&m, Variant::Color, &CompileOptions::default()) {
+        Err(MaterialError::IncludeNotFound { name, at, .. }) => {
+            assert_eq!((name.as_str(), at.line), ("ripples.wgsl", 3));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn errors_inside_an_include_point_into_that_file() {
+    let dir = std::env::temp_dir().join(format!("f3d_include_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("broken.wgsl"), "// helpers\nfn helper() -> f32 {\n    return 1.0 +;\n}\n")
+        .unwrap();
+    let m = material("\n#include <broken.wgsl>\nfn surface(m: ptr<function, MaterialInputs>) {}\n");
+    let e = compile_material(&m, Variant::Color, &CompileOptions { include_dirs: vec![dir.clone()] })
+        .unwrap_err();
+    let at = e.location().unwrap();
+    assert_eq!((at.path.clone(), at.line), (dir.join("broken.wgsl"), 3), "{}", e.diagnostic());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn files_larger_than_the_limit_are_refused_by_size() {
+    let mut big = b"Material(name: \"big\", fragment: \"".to_vec();
+    big.resize(f3d_materials::format::MAX_FILE_SIZE as usize + 10, b' ');
+    match parse_material(Path::new("big.ron"), &big) {
+        Err(errors) => {
+            assert!(matches!(errors[0], MaterialError::TooLarge { limit: 1_048_576, .. }), "{errors:?}")
+        }
+        Ok(_) => panic!("accepted a huge file"),
+    }
+}
