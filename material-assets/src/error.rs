@@ -137,8 +137,8 @@ pub enum MaterialError {
         /// The name.
         name: String,
     },
-    /// A name that is a WGSL keyword or reserved word.
-    #[error("{what} name `{name}` is a WGSL keyword or reserved word")]
+    /// A name that is a WGSL keyword, reserved word, predeclared type or built-in function.
+    #[error("{what} name `{name}` is a WGSL keyword, reserved word or built-in name")]
     Keyword {
         /// The name.
         at: Location,

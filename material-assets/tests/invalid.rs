@@ -246,6 +246,20 @@ const CASES: &[(&str, &str, u32, u32, &[&str])] = &[
         25,
         &["duplicate attribute name `phase`", "line 3"],
     ),
+    (
+        "47_error_in_fragment_file.ron",
+        "broken_surface.wgsl",
+        4,
+        5,
+        &["cannot convert elements of `bool` to `f32`"],
+    ),
+    (
+        "48_texture_shadows_builtin.ron",
+        "48_texture_shadows_builtin.ron",
+        4,
+        16,
+        &["`reflect` is a WGSL keyword, reserved word or built-in name"],
+    ),
 ];
 
 fn errors_of(file: &str) -> Vec<MaterialError> {

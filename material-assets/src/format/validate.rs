@@ -225,9 +225,107 @@ const WGSL_WORDS: &[&str] = &[
     "mat2x2f",
 ];
 
-/// Whether `name` is a WGSL keyword, reserved word or predeclared type.
+/// WGSL's built-in functions: a module-scope name (a texture, a varying) would shadow them
+/// for the whole module, the engine library included.
+const WGSL_BUILTINS: &[&str] = &[
+    "abs",
+    "acos",
+    "acosh",
+    "all",
+    "any",
+    "arrayLength",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitcast",
+    "ceil",
+    "clamp",
+    "cos",
+    "cosh",
+    "countLeadingZeros",
+    "countOneBits",
+    "countTrailingZeros",
+    "cross",
+    "degrees",
+    "determinant",
+    "distance",
+    "dot",
+    "dpdx",
+    "dpdxCoarse",
+    "dpdxFine",
+    "dpdy",
+    "dpdyCoarse",
+    "dpdyFine",
+    "exp",
+    "exp2",
+    "extractBits",
+    "faceForward",
+    "firstLeadingBit",
+    "firstTrailingBit",
+    "floor",
+    "fma",
+    "fract",
+    "frexp",
+    "fwidth",
+    "insertBits",
+    "inverseSqrt",
+    "ldexp",
+    "length",
+    "log",
+    "log2",
+    "max",
+    "min",
+    "mix",
+    "modf",
+    "normalize",
+    "pack2x16float",
+    "pack4x8snorm",
+    "pack4x8unorm",
+    "pow",
+    "quantizeToF16",
+    "radians",
+    "reflect",
+    "refract",
+    "reverseBits",
+    "round",
+    "saturate",
+    "select",
+    "sign",
+    "sin",
+    "sinh",
+    "smoothstep",
+    "sqrt",
+    "step",
+    "tan",
+    "tanh",
+    "textureDimensions",
+    "textureGather",
+    "textureGatherCompare",
+    "textureLoad",
+    "textureNumLayers",
+    "textureNumLevels",
+    "textureNumSamples",
+    "textureSample",
+    "textureSampleBias",
+    "textureSampleCompare",
+    "textureSampleCompareLevel",
+    "textureSampleGrad",
+    "textureSampleLevel",
+    "textureStore",
+    "transpose",
+    "trunc",
+    "unpack2x16float",
+    "unpack4x8snorm",
+    "unpack4x8unorm",
+    "workgroupBarrier",
+    "storageBarrier",
+];
+
+/// Whether `name` is a WGSL keyword, reserved word, predeclared type or built-in function.
 pub(crate) fn is_keyword(name: &str) -> bool {
-    WGSL_WORDS.contains(&name)
+    WGSL_WORDS.contains(&name) || WGSL_BUILTINS.contains(&name)
 }
 
 /// Whether the engine's shader library already uses `name` (or its prefix).
@@ -527,6 +625,6 @@ mod tests {
         assert!(
             !is_identifier("1x") && !is_identifier("a b") && !is_identifier("__x") && !is_identifier("_")
         );
-        assert!(is_keyword("loop") && is_keyword("f32") && !is_keyword("looped"));
+        assert!(is_keyword("loop") && is_keyword("f32") && is_keyword("reflect") && !is_keyword("looped"));
     }
 }
