@@ -6,29 +6,24 @@ use std::sync::{Arc, Mutex};
 
 use f3d_hal::backend::{self, LiveCounter, LiveToken, check_region};
 use f3d_hal::{
-    AdapterInfo, BackendId, BindingKind, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
+    AdapterInfo, BackendId, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FormatSupport,
-    FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
-    OpenError, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals,
-    QueryKind, QuerySetDescriptor, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
-    ShaderDescriptor, ShaderHandle, ShaderStage, TextureDescriptor, TextureFormat, TextureHandle,
-    TextureRegion, check_readback,
+    FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GraphicsDevice, LossReason, OpenError,
+    PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals, QueryKind,
+    QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
+    ShaderStage, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
 };
-use f3d_materials::reflect;
 
 use crate::adapter::{self, Grant, Opened};
 use crate::conv;
 use crate::pass::WgpuPass;
-use crate::pipeline::{Compiled, Resource, WgpuPipeline, WgpuQuerySet, WgpuShader, build_layouts};
+use crate::pipeline::{Compiled, WgpuPipeline, WgpuShader};
 use crate::readback::{LossCell, block_on, read_buffer, read_texture};
-use crate::ring::{UniformRing, push_block};
+use crate::ring::UniformRing;
 use crate::texture::{
     WgpuGeometry, WgpuSampler, WgpuTexture, align4, buffer_usages, copy_extent, copy_origin, format_support,
     texture_descriptor,
 };
-
-/// The largest query set wgpu makes.
-const MAX_QUERIES: u32 = wgpu::QUERY_SET_MAX_QUERIES;
 
 /// The wgpu device. See the crate docs.
 pub struct WgpuDevice {
@@ -544,111 +539,18 @@ impl GraphicsDevice for WgpuDevice {
         kind: QueryKind,
         count: u32,
     ) -> Result<QuerySetHandle, DeviceError> {
-        const OP: &str = "create_query_set";
-        if !self.features.has(kind.feature()) {
-            return Err(DeviceError::Unsupported { feature: kind.feature(), backend: BackendId::WGPU });
-        }
-        self.alive(OP)?;
-        if count == 0 {
-            return Err(DeviceError::InvalidDescriptor {
-                operation: OP,
-                label: label.to_owned(),
-                reason: "a query set of 0 queries".into(),
-            });
-        }
-        if count > MAX_QUERIES {
-            return Err(DeviceError::LimitExceeded {
-                operation: OP,
-                limit: "queries per set",
-                requested: count.into(),
-                max: MAX_QUERIES.into(),
-            });
-        }
-        let set = self.scoped(OP, u64::from(count) * 8, || {
-            self.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some(label),
-                ty: match kind {
-                    QueryKind::Timestamp => wgpu::QueryType::Timestamp,
-                    QueryKind::Occlusion => wgpu::QueryType::Occlusion,
-                },
-                count,
-            })
-        })?;
-        let desc = QuerySetDescriptor { label: label.to_owned(), kind, count };
-        Ok(backend::wrap_query_set(&self.owner, desc, WgpuQuerySet { set, _live: self.live_token() }))
+        crate::query::create_query_set(self, label, kind, count)
     }
 
     fn read_query_set(&self, set: &QuerySetHandle) -> Result<Vec<u64>, DeviceError> {
-        const OP: &str = "read_query_set";
-        let feature = set.descriptor().kind.feature();
-        if !self.features.has(feature) {
-            return Err(DeviceError::Unsupported { feature, backend: BackendId::WGPU });
-        }
-        self.alive(OP)?;
-        let q = backend::query_set_payload::<WgpuQuerySet>(&self.owner, set, OP)?;
-        let count = set.descriptor().count;
-        let bytes = u64::from(count) * 8;
-        let resolve = self.scoped(OP, bytes, || {
-            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("f3d query resolve"),
-                size: bytes,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let mut encoder =
-                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
-            encoder.resolve_query_set(&q.set, 0..count, &resolve, 0);
-            self.queue.submit([encoder.finish()]);
-            resolve
-        })?;
-        let raw = read_buffer(&self.device, &self.queue, &self.loss, OP, &[(&resolve, 0, bytes)])?;
-        let values =
-            raw.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
-        Ok(match set.descriptor().kind {
-            QueryKind::Occlusion => values.collect(),
-            QueryKind::Timestamp => {
-                let period = f64::from(self.queue.get_timestamp_period());
-                values.map(|t| (t as f64 * period).round() as u64).collect()
-            }
-        })
+        crate::query::read_query_set(self, set)
     }
 
     fn create_compute_pipeline(
         &self,
         desc: &ComputePipelineDescriptor,
     ) -> Result<PipelineHandle, DeviceError> {
-        const OP: &str = "create_compute_pipeline";
-        self.alive(OP)?;
-        let shader = backend::shader_payload::<WgpuShader>(&self.owner, &desc.shader, OP)?;
-        let sd = desc.shader.descriptor();
-        if sd.stage != ShaderStage::Compute {
-            return Err(DeviceError::InvalidDescriptor {
-                operation: OP,
-                label: desc.label.clone(),
-                reason: format!("{} is a {} shader, not a compute shader", sd.label, sd.stage),
-            });
-        }
-        let stages = [(&*sd.module, ShaderStage::Compute, sd.entry_point.as_str())];
-        let bindings = reflect::pipeline_bindings(&stages)
-            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
-        let (groups, pipeline) = self
-            .scoped(OP, 0, || {
-                let (groups, layout) = build_layouts(&self.device, &desc.label, &bindings, &stages, true);
-                let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&desc.label),
-                    layout: Some(&layout),
-                    module: &shader.module,
-                    entry_point: Some(&sd.entry_point),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (groups, pipeline)
-            })
-            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
-        let payload =
-            WgpuPipeline::new(Compiled::Compute(pipeline), groups, None, Vec::new(), self.live_token());
-        let info = f3d_hal::PipelineInfo { label: desc.label.clone(), bindings, render: None };
-        Ok(backend::wrap_pipeline(&self.owner, info, payload))
+        crate::compute::create_compute_pipeline(self, desc)
     }
 
     fn dispatch(
@@ -658,140 +560,10 @@ impl GraphicsDevice for WgpuDevice {
         storage: &[(&str, &GeometryBuffer)],
         groups: [u32; 3],
     ) -> Result<(), DeviceError> {
-        const OP: &str = "dispatch";
-        self.alive(OP)?;
-        let p = backend::pipeline_payload::<WgpuPipeline>(&self.owner, pipeline, OP)?;
-        let Compiled::Compute(compute) = &p.compiled else {
-            return Err(DeviceError::Refused {
-                operation: OP,
-                reason: format!("{} is not a compute pipeline", pipeline.label()),
-            });
-        };
-        let max = self.grant.limits.max_compute_workgroups_per_dimension;
-        if let Some(&n) = groups.iter().find(|&&n| n > max) {
-            return Err(DeviceError::LimitExceeded {
-                operation: OP,
-                limit: "max_compute_workgroups_per_dimension",
-                requested: n.into(),
-                max: max.into(),
-            });
-        }
-        let layout = pipeline.bindings();
-        let refused = |reason: String| DeviceError::Refused { operation: OP, reason };
-        for (name, _) in uniforms {
-            if layout.slot(name).is_none() {
-                return Err(refused(format!("{} declares no uniform block {name}", pipeline.label())));
-            }
-        }
-        for (name, _) in storage {
-            if layout.slot(name).is_none() {
-                return Err(refused(format!("{} declares no storage buffer {name}", pipeline.label())));
-            }
-        }
-        let ring_align = self.ring.lock().unwrap_or_else(|e| e.into_inner()).align();
-        let mut staging = Vec::new();
-        let mut uniform_offsets = HashMap::new();
-        let mut buffers = HashMap::new();
-        for (i, b) in layout.entries().iter().enumerate() {
-            let named = |n: &str| n == b.name || b.type_name.as_deref() == Some(n);
-            match b.kind {
-                BindingKind::UniformBlock { .. } => {
-                    let Some((_, bytes)) = uniforms.iter().find(|(n, _)| named(n)) else {
-                        return Err(refused(format!(
-                            "uniform block {} of {} is not given",
-                            b.name,
-                            pipeline.label()
-                        )));
-                    };
-                    if !b.accepts_uniform_bytes(bytes) {
-                        return Err(refused(format!(
-                            "{} bytes are too few for uniform block {}",
-                            bytes.len(),
-                            b.name
-                        )));
-                    }
-                    let BindingKind::UniformBlock { size } = b.kind else { continue };
-                    uniform_offsets.insert(i, push_block(&mut staging, ring_align, &bytes[..size as usize]));
-                }
-                BindingKind::StorageBuffer { .. } => {
-                    let Some((_, buffer)) = storage.iter().find(|(n, _)| named(n)) else {
-                        return Err(refused(format!(
-                            "storage buffer {} of {} is not given",
-                            b.name,
-                            pipeline.label()
-                        )));
-                    };
-                    if !buffer.descriptor().usage.contains(GeometryUsages::STORAGE) {
-                        return Err(DeviceError::MissingUsage {
-                            operation: OP,
-                            label: buffer.label(),
-                            usage: "STORAGE",
-                        });
-                    }
-                    buffers.insert(i, self.geometry(buffer, OP)?);
-                }
-                _ => {
-                    return Err(refused(format!(
-                        "{} binds {}, which dispatch cannot",
-                        pipeline.label(),
-                        b.name
-                    )));
-                }
-            }
-        }
-        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-        let base = ring
-            .reserve(&self.device, staging.len() as u64, self.grant.limits.max_buffer_size)
-            .ok_or(DeviceError::OutOfMemory { operation: OP, bytes: staging.len() as u64 })?;
-        self.scoped(OP, 0, || {
-            if !staging.is_empty() {
-                self.queue.write_buffer(ring.buffer(), base, &staging);
-            }
-            let mut encoder =
-                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
-            {
-                let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&pipeline.label()),
-                    timestamp_writes: None,
-                });
-                cpass.set_pipeline(compute);
-                for group in &p.groups {
-                    let resources: Vec<Resource<'_>> = group
-                        .slots
-                        .iter()
-                        .map(|s| match buffers.get(&(s.0 as usize)) {
-                            Some(g) => Resource::Storage(g),
-                            None => Resource::Uniform,
-                        })
-                        .collect();
-                    let offsets: Vec<u32> = group
-                        .slots
-                        .iter()
-                        .filter_map(|s| uniform_offsets.get(&(s.0 as usize)))
-                        .map(|o| (base + u64::from(*o)) as u32)
-                        .collect();
-                    let bg = p.bind_group(&self.device, layout, group, &ring, &resources);
-                    cpass.set_bind_group(group.index, &bg, &offsets);
-                }
-                cpass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-            }
-            self.queue.submit([encoder.finish()]);
-        })
+        crate::compute::dispatch(self, pipeline, uniforms, storage, groups)
     }
 
     fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
-        const OP: &str = "read_geometry";
-        if !self.features.has(DeviceFeature::STORAGE_BUFFERS) {
-            return Err(DeviceError::Unsupported {
-                feature: DeviceFeature::STORAGE_BUFFERS,
-                backend: BackendId::WGPU,
-            });
-        }
-        let g = self.geometry(buffer, OP)?;
-        let size = buffer.descriptor().size;
-        let mut bytes =
-            read_buffer(&self.device, &self.queue, &self.loss, OP, &[(&g.buffer, 0, align4(size))])?;
-        bytes.truncate(size as usize);
-        Ok(bytes)
+        crate::compute::read_geometry(self, buffer)
     }
 }

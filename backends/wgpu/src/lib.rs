@@ -46,11 +46,14 @@
 //! [`WgpuDevice::wgpu_queue`], ...), so a later HAL member cannot collide with them.
 
 mod adapter;
+mod compute;
 mod conv;
 mod device;
 mod pass;
 mod pipeline;
+mod query;
 mod readback;
+mod replay;
 mod ring;
 mod texture;
 

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use f3d_backend_wgpu::WgpuDevice;
 use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice};
 
+mod common;
+
 fn main() {
+    common::quiet_mesa();
     f3d_conformance::run_libtest_main(BackendId::WGPU, || {
         let mut request = DeviceRequest::new(256, 256);
         request.label = "conformance".into();

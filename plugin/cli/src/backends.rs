@@ -7,5 +7,6 @@ use f3d_hal::DeviceRegistry;
 pub fn registry() -> DeviceRegistry {
     let mut registry = DeviceRegistry::new();
     let _ = f3d_backend_null::register_null_backend(&mut registry);
+    let _ = f3d_backend_wgpu::register_wgpu_backend(&mut registry);
     registry
 }
