@@ -61,3 +61,24 @@ fn files_larger_than_the_limit_are_refused_by_size() {
         Ok(_) => panic!("accepted a huge file"),
     }
 }
+
+#[test]
+fn directives_with_odd_spacing_or_text_never_panic() {
+    for line in [
+        "#   include   <noise.wgsl>",
+        "#\u{e9}t\u{e9}",
+        "#",
+        "# ifdef",
+        "#include",
+        "#include <>",
+        "#include \"unterminated",
+    ] {
+        let m = material(&format!("\n{line}\nfn surface(m: ptr<function, MaterialInputs>) {{}}\n"));
+        let r = compile_material(&m, Variant::Color, &CompileOptions::default());
+        if line.contains("noise") {
+            assert!(r.is_ok(), "{line}");
+        } else {
+            assert!(r.is_err_and(|e| e.location().is_some_and(|l| l.line == 1 || l.line == 2)), "{line}");
+        }
+    }
+}

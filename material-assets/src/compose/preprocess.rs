@@ -101,9 +101,10 @@ impl<'a> Preprocessor<'a> {
             };
             if let Some(directive) = trimmed.strip_prefix('#') {
                 let indent = line.len() - line.trim_start().len();
-                let mut words = directive.split_whitespace();
-                let word = words.next().unwrap_or("");
-                let arg = directive[word.len()..].trim();
+                // `# include <x>` is allowed; `word` is then a prefix of `directive`.
+                let directive = directive.trim_start();
+                let word = directive.split_whitespace().next().unwrap_or("");
+                let arg = directive.get(word.len()..).unwrap_or("").trim();
                 match word {
                     "ifdef" | "ifndef" => {
                         let defined = self.defines.contains(arg);
