@@ -10,3 +10,8 @@ pub fn registry() -> DeviceRegistry {
     let _ = f3d_backend_wgpu::register_wgpu_backend(&mut registry);
     registry
 }
+
+/// The material compiler of every backend compiled in.
+pub fn material_compilers() -> f3d_materials::MaterialCompilers {
+    f3d_materials::MaterialCompilers::builtin()
+}

@@ -3,6 +3,10 @@
 //! * `f3d conformance --backend <name> [--tier <tier>]` runs the conformance suite on one
 //!   backend, prints a table of every check and the summary line
 //!   `conformance <backend>: N passed, N failed, N declined`, and exits 1 if any check failed.
+//! * `f3d material check <files...>` validates materials: exit 0 when all are valid, else 1
+//!   with one `path:line:col: error: message` diagnostic (and a source excerpt) per problem.
+//! * `f3d material compile <file> --backend <name> [--emit wgsl|spirv|reflection]` prints what
+//!   the backend receives.
 
 mod backends;
 
@@ -28,11 +32,60 @@ enum Command {
         #[arg(long)]
         tier: Option<String>,
     },
+    /// Checks or compiles `.ron` materials.
+    Material {
+        #[command(subcommand)]
+        command: MaterialCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum MaterialCommand {
+    /// Validates materials; prints `path:line:col: error: message` for each problem.
+    Check {
+        /// The `.ron` files.
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Prints what one backend receives for a material.
+    Compile {
+        /// The `.ron` file.
+        file: std::path::PathBuf,
+        /// The backend whose compiler to use.
+        #[arg(long, default_value = "soft")]
+        backend: String,
+        /// What to print: wgsl, spirv or reflection.
+        #[arg(long, default_value = "wgsl")]
+        emit: String,
+    },
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Conformance { backend, tier } => conformance(&backend, tier.as_deref()),
+        Command::Material { command } => material(command),
+    }
+}
+
+fn exit(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn material(command: MaterialCommand) -> ExitCode {
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    match command {
+        MaterialCommand::Check { files } => exit(f3d_materials::cli::check(&files, &mut err)),
+        MaterialCommand::Compile { file, backend, emit } => {
+            let Some(emit) = f3d_materials::cli::Emit::from_name(&emit) else {
+                eprintln!("error: unknown --emit {emit} (wgsl, spirv, reflection)");
+                return ExitCode::from(2);
+            };
+            let compilers = backends::material_compilers();
+            let Some(compiler) = compilers.get(&f3d_hal::BackendId::from_name(&backend)) else {
+                eprintln!("error: no material compiler for backend {backend}");
+                return ExitCode::from(2);
+            };
+            exit(f3d_materials::cli::compile(&file, compiler.as_ref(), emit, &mut out, &mut err))
+        }
     }
 }
 
