@@ -40,7 +40,7 @@
 //! * Out-of-range dynamic indices are clamped to the last element (WGSL allows any element).
 //! * `discard` kills the lane for the rest of the invocation (naga emits `OpKill`);
 //!   [`Executor::discarded`] reports killed lanes. Branches and loops run with lane masks;
-//!   a loop runs until every lane has left it. A batch that jumps back more than 2^28 times
+//!   a loop runs until every lane has left it. A batch that jumps back more than 2^24 times
 //!   is abandoned and all its lanes reported discarded (what a GPU watchdog would do).
 //! * Textures: see [`TextureView`] for the bytes the executor reads, and `texture/sample.rs`
 //!   for the filtering rules (WebGPU/Vulkan: texel centres at half-integers, LOD from quad
@@ -167,6 +167,44 @@ impl Program {
         self.code.len()
     }
 
+    /// The program as text, one instruction per line (for debugging and snapshot tests).
+    pub fn dump(&self) -> String {
+        let mut s = String::new();
+        for (pc, inst) in self.code.iter().enumerate() {
+            s += &format!("{pc:4} {inst:?}\n");
+        }
+        s
+    }
+
+    /// Counts of what the program does per batch (for diagnostics and tests).
+    pub fn stats(&self) -> ProgramStats {
+        let mut stats = ProgramStats {
+            instructions: self.code.len(),
+            varying_registers: self.n_v,
+            uniform_registers: self.n_u,
+            ..ProgramStats::default()
+        };
+        for inst in &self.code {
+            match inst {
+                ir::Inst::Op1 { d, .. }
+                | ir::Inst::Op2 { d, .. }
+                | ir::Inst::Op3 { d, .. }
+                | ir::Inst::Copy { d, .. }
+                | ir::Inst::Gather { d, .. }
+                | ir::Inst::UniformLoad { d, .. }
+                | ir::Inst::TexQuery { d, .. } => match d {
+                    ir::Dst::U(_) => stats.uniform_instructions += 1,
+                    ir::Dst::V(_) => stats.varying_instructions += 1,
+                },
+                ir::Inst::Blend { .. } | ir::Inst::Scatter { .. } | ir::Inst::Deriv { .. } | ir::Inst::Texture(_) => {
+                    stats.varying_instructions += 1
+                }
+                _ => stats.control_instructions += 1,
+            }
+        }
+        stats
+    }
+
     /// Checks `resources` against [`Interface::resources`] (same order, matching kinds,
     /// uniform blocks at least as large as the block, texture planes as large as their
     /// levels) and prepares them for [`Executor::run`]. Call once per draw.
@@ -245,6 +283,23 @@ fn detect_avx2() -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 fn detect_avx2() -> bool {
     false
+}
+
+/// What a program does per batch: see [`Program::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProgramStats {
+    /// All instructions.
+    pub instructions: usize,
+    /// Instructions computing one value for the whole batch.
+    pub uniform_instructions: usize,
+    /// Instructions computing a value per lane (64 at a time).
+    pub varying_instructions: usize,
+    /// Jumps and mask bookkeeping.
+    pub control_instructions: usize,
+    /// Varying registers (256 bytes each).
+    pub varying_registers: u32,
+    /// Uniform registers, constants included.
+    pub uniform_registers: u32,
 }
 
 /// One thread's scratch state for running a [`Program`]: its registers and masks. Make one

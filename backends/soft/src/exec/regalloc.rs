@@ -80,6 +80,7 @@ fn scan(code: &[Inst], loops: &[(u32, u32)], varying: bool, pinned: &[Option<u32
     let n = pinned.len();
     let mut start = vec![u32::MAX; n];
     let mut end = vec![0u32; n];
+    let mut updates: Vec<(u32, usize)> = Vec::new();
     for (pc, inst) in code.iter().enumerate() {
         let pc = pc as u32;
         let mut inst = inst.clone();
@@ -88,11 +89,16 @@ fn scan(code: &[Inst], loops: &[(u32, u32)], varying: bool, pinned: &[Option<u32
                 if let Some(s) = start.get_mut(*r.reg as usize) {
                     *s = (*s).min(pc);
                     end[*r.reg as usize] = end[*r.reg as usize].max(pc);
+                    if r.role == Role::Update {
+                        updates.push((pc, *r.reg as usize));
+                    }
                 }
             }
         });
     }
-    // A register live into a loop from before it stays live to the loop's back jump.
+    // A register live into a loop from before it stays live to the loop's back jump; one
+    // written in only some lanes inside a loop keeps the other lanes' values from earlier
+    // iterations, so it lives across the whole loop.
     let mut changed = true;
     while changed {
         changed = false;
@@ -100,6 +106,13 @@ fn scan(code: &[Inst], loops: &[(u32, u32)], varying: bool, pinned: &[Option<u32
             for r in 0..n {
                 if start[r] < top && end[r] >= top && end[r] < back {
                     end[r] = back;
+                    changed = true;
+                }
+            }
+            for &(pc, r) in &updates {
+                if pc >= top && pc <= back && (start[r] > top || end[r] < back) {
+                    start[r] = start[r].min(top);
+                    end[r] = end[r].max(back);
                     changed = true;
                 }
             }

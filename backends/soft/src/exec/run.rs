@@ -18,7 +18,7 @@ const ZERO: Lanes = [0.0; LANES];
 
 /// Loop back-jumps allowed per batch before the batch is abandoned (a GPU's watchdog would
 /// reset the device; here the batch's lanes are reported as discarded).
-pub(crate) const MAX_BACK_JUMPS: u64 = 1 << 28;
+pub(crate) const MAX_BACK_JUMPS: u64 = 1 << 24;
 
 /// The mutable state of one batch.
 pub(crate) struct State {

@@ -10,6 +10,8 @@
 //! can still be used. naga scopes an expression to the rest of its block (and, in a loop
 //! body, the continuing block), so a load copies only when such a store follows.
 
+use std::borrow::Cow;
+
 use naga::{Block, Expression as E, Handle, Statement as S, TypeInner as T};
 
 use super::builder::Val;
@@ -89,8 +91,8 @@ impl<'m> Lowerer<'m> {
             Value::Ptr(p) => {
                 let pointee = self.pointee(bt)?;
                 let step = match p.root {
-                    Root::Var(_) => types::component_range(self.module, pointee, index, &self.refuse)?.0,
-                    Root::Uniform(_) => types::byte_range(self.module, pointee, index, &self.refuse)?,
+                    Root::Var(_) => types::component_range(self.module, &pointee, index, &self.refuse)?.0,
+                    Root::Uniform(_) => types::byte_range(self.module, &pointee, index, &self.refuse)?,
                 };
                 Ok(Value::Ptr(Ptr { offset: p.offset + step, ..p }))
             }
@@ -118,8 +120,8 @@ impl<'m> Lowerer<'m> {
             Value::Ptr(p) => {
                 let pointee = self.pointee(bt)?;
                 let (count, stride) = match p.root {
-                    Root::Var(_) => types::dynamic_shape(self.module, pointee, &self.refuse)?,
-                    Root::Uniform(_) => types::byte_shape(pointee, &self.refuse)?,
+                    Root::Var(_) => types::dynamic_shape(self.module, &pointee, &self.refuse)?,
+                    Root::Uniform(_) => types::byte_shape(&pointee, &self.refuse)?,
                 };
                 let clamped = self.b.op2(Op2::UMin, idx, Val::C(count.saturating_sub(1)));
                 let scaled = self.b.op2(Op2::IMul, clamped, Val::C(stride));
@@ -134,11 +136,12 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The type a pointer type points at.
-    fn pointee(&self, ptr_ty: &'m T) -> LResult<&'m T> {
+    fn pointee(&self, ptr_ty: &'m T) -> LResult<Cow<'m, T>> {
         match *ptr_ty {
-            T::Pointer { base, .. } => Ok(&self.module.types[base].inner),
-            // A pointer to one scalar of a vector: indexing it further is impossible.
-            _ => Err(self.unsupported("indexing through this pointer type")),
+            T::Pointer { base, .. } => Ok(Cow::Borrowed(&self.module.types[base].inner)),
+            // A pointer to a matrix column.
+            T::ValuePointer { size: Some(size), scalar, .. } => Ok(Cow::Owned(T::Vector { size, scalar })),
+            _ => Err(self.unsupported("indexing through a pointer to a scalar")),
         }
     }
 
