@@ -46,6 +46,7 @@
 //! [`WgpuDevice::wgpu_queue`], ...), so a later HAL member cannot collide with them.
 
 mod adapter;
+mod compiler;
 mod compute;
 mod conv;
 mod device;
@@ -59,6 +60,7 @@ mod texture;
 
 use std::sync::Arc;
 
+pub use compiler::WgpuCompiler;
 pub use device::WgpuDevice;
 use f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice, Registration};
 
