@@ -233,8 +233,42 @@ pub(crate) fn scalar_type(scalar: naga::Scalar, refuse: &Refuse) -> Result<Scala
     }
 }
 
+/// A builtin as WGSL spells it, for refusals.
 fn builtin_name(b: BuiltIn) -> String {
-    format!("the builtin `{b:?}`")
+    let wgsl = match b {
+        BuiltIn::Position { .. } => "position",
+        BuiltIn::ViewIndex => "view_index",
+        BuiltIn::BaseInstance => "base_instance",
+        BuiltIn::BaseVertex => "base_vertex",
+        BuiltIn::ClipDistances => "clip_distances",
+        BuiltIn::CullDistance => "cull_distance",
+        BuiltIn::InstanceIndex => "instance_index",
+        BuiltIn::PointSize => "point_size",
+        BuiltIn::VertexIndex => "vertex_index",
+        BuiltIn::DrawIndex => "draw_index",
+        BuiltIn::FragDepth => "frag_depth",
+        BuiltIn::PointCoord => "point_coord",
+        BuiltIn::FrontFacing => "front_facing",
+        BuiltIn::PrimitiveIndex => "primitive_index",
+        BuiltIn::Barycentric { .. } => "barycentric",
+        BuiltIn::SampleIndex => "sample_index",
+        BuiltIn::SampleMask => "sample_mask",
+        BuiltIn::NumSubgroups | BuiltIn::SubgroupId | BuiltIn::SubgroupSize | BuiltIn::SubgroupInvocationId => {
+            return format!("the subgroup builtin `{b:?}` (subgroup operations)");
+        }
+        _ => return format!("the builtin `{b:?}`"),
+    };
+    format!("the builtin `{wgsl}`")
+}
+
+/// Whether a type holds atomics anywhere.
+fn holds_atomics(module: &Module, ty: Handle<Type>) -> bool {
+    match module.types[ty].inner {
+        TypeInner::Atomic(_) => true,
+        TypeInner::Array { base, .. } | TypeInner::BindingArray { base, .. } => holds_atomics(module, base),
+        TypeInner::Struct { ref members, .. } => members.iter().any(|m| holds_atomics(module, m.ty)),
+        _ => false,
+    }
 }
 
 /// One leaf of an entry point's arguments or result: a bound scalar or vector.
@@ -265,14 +299,26 @@ pub(crate) fn io_leaves(
         }
         return Ok(leaves);
     };
+    if let Binding::BuiltIn(b) = *binding {
+        let known = matches!(
+            b,
+            BuiltIn::Position { .. }
+                | BuiltIn::VertexIndex
+                | BuiltIn::InstanceIndex
+                | BuiltIn::FrontFacing
+                | BuiltIn::SampleIndex
+                | BuiltIn::PrimitiveIndex
+                | BuiltIn::FragDepth
+        );
+        if !known {
+            return Err(refuse.unsupported(builtin_name(b)));
+        }
+    }
     let (scalar, components) = match *inner {
         TypeInner::Scalar(s) => (s, 1),
-        TypeInner::Vector { size, scalar } => (s_of(scalar), size as u32),
+        TypeInner::Vector { size, scalar } => (scalar, size as u32),
         _ => return Err(refuse.unsupported("an entry point input or output that is not a scalar or vector")),
     };
-    fn s_of(s: naga::Scalar) -> naga::Scalar {
-        s
-    }
     let scalar = scalar_type(scalar, refuse)?;
     let kind = match *binding {
         Binding::Location { location, interpolation, sampling, blend_src, per_primitive } => {
@@ -340,6 +386,9 @@ pub(crate) fn resource_of(
             ResourceKind::UniformBlock { size: layouter[var.ty].size }
         }
         A::Handle => handle_kind(&module.types[var.ty].inner, refuse)?,
+        A::Storage { .. } if holds_atomics(module, var.ty) => {
+            return Err(refuse.unsupported("atomic operations (on a storage buffer)"));
+        }
         A::Storage { .. } => return Err(refuse.unsupported("storage buffers")),
         A::WorkGroup => return Err(refuse.unsupported("workgroup variables")),
         A::Immediate => return Err(refuse.unsupported("immediate data (push constants)")),

@@ -306,7 +306,7 @@ impl<'m> Lowerer<'m> {
         let v = self.comps(f, expr)?;
         if let Some(width) = convert {
             if to != K::Bool && width != 4 {
-                return Err(self.unsupported(format!("conversion to a {}-byte {to:?}", width)));
+                crate::exec::interface::scalar_type(naga::Scalar { kind: to, width }, &self.refuse)?;
             }
         }
         let op = match (convert, from, to) {
