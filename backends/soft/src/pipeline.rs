@@ -1,0 +1,291 @@
+//! Shaders and pipelines: each entry point compiled once into the executor's program, and
+//! the links between a pipeline's vertex layouts, its two stages and its bindings worked
+//! out when the pipeline is made, so draws only index.
+
+use std::sync::Arc;
+
+use f3d_hal::backend::{self, LiveToken};
+use f3d_hal::{
+    BindingSlot, DeviceError, DeviceOwner, PipelineDescriptor, PipelineInfo, ShaderDescriptor, ShaderStage,
+};
+use f3d_materials::reflect;
+
+use crate::exec::{Builtin, Interpolation, IoKind, Program, ScalarType};
+use crate::geometry::{AttributeSource, Interp, attribute_sources};
+
+/// A compiled entry point.
+pub(crate) struct SoftShader {
+    pub(crate) program: Arc<Program>,
+    pub(crate) _live: LiveToken,
+}
+
+impl SoftShader {
+    pub(crate) fn compile(desc: &ShaderDescriptor, live: LiveToken) -> Result<Self, DeviceError> {
+        if desc.stage == ShaderStage::Compute {
+            return Err(DeviceError::Unsupported {
+                feature: f3d_hal::DeviceFeature::COMPUTE,
+                backend: f3d_hal::BackendId::SOFT,
+            });
+        }
+        let program = Program::compile(&desc.module, desc.stage, &desc.entry_point)
+            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+        Ok(Self { program: Arc::new(program), _live: live })
+    }
+}
+
+/// A vertex-stage input fed from a vertex buffer.
+pub(crate) struct AttributeInput {
+    pub(crate) slot: usize,
+    pub(crate) source: AttributeSource,
+    pub(crate) components: usize,
+}
+
+/// A varying the fragment stage reads: which vertex output feeds which fragment input.
+pub(crate) struct VaryingLink {
+    pub(crate) vs_output: usize,
+    pub(crate) fs_input: usize,
+    pub(crate) components: usize,
+}
+
+/// A fragment output and the colour target it goes to.
+pub(crate) struct TargetOutput {
+    pub(crate) target: usize,
+    pub(crate) slot: usize,
+    pub(crate) components: usize,
+}
+
+/// A pipeline: programs plus every link between them, resolved once.
+pub(crate) struct SoftPipeline {
+    pub(crate) vs: Arc<Program>,
+    pub(crate) fs: Option<Arc<Program>>,
+    pub(crate) attributes: Vec<AttributeInput>,
+    pub(crate) vertex_index: Option<usize>,
+    pub(crate) instance_index: Option<usize>,
+    pub(crate) position_output: usize,
+    pub(crate) varyings: Vec<VaryingLink>,
+    /// Interpolation per varying component, in link order.
+    pub(crate) interp: Vec<Interp>,
+    /// For each resource of the vertex program, its slot in the pipeline's binding table.
+    pub(crate) vs_slots: Vec<BindingSlot>,
+    /// The same for the fragment program.
+    pub(crate) fs_slots: Vec<BindingSlot>,
+    pub(crate) outputs: Vec<TargetOutput>,
+    pub(crate) frag_depth: Option<usize>,
+    /// Fragment inputs that are builtins.
+    pub(crate) fs_position: Option<usize>,
+    pub(crate) fs_front_facing: Option<usize>,
+    pub(crate) fs_primitive_index: Option<usize>,
+    pub(crate) fs_sample_index: Option<usize>,
+    /// Depth and stencil may be tested before shading (no discard, no depth output).
+    pub(crate) early_tests: bool,
+    pub(crate) _live: LiveToken,
+}
+
+fn shader_error(label: &str, message: String) -> DeviceError {
+    DeviceError::Shader { label: label.to_owned(), message }
+}
+
+fn interp_of(i: Interpolation) -> Interp {
+    match i {
+        Interpolation::Perspective => Interp::Perspective,
+        Interpolation::Linear => Interp::Linear,
+        Interpolation::Flat => Interp::Flat,
+    }
+}
+
+impl SoftPipeline {
+    pub(crate) fn new(
+        owner: &DeviceOwner,
+        desc: &PipelineDescriptor,
+        live: LiveToken,
+    ) -> Result<(PipelineInfo, Self), DeviceError> {
+        const OP: &str = "create_pipeline";
+        let vs_shader = backend::shader_payload::<SoftShader>(owner, &desc.vertex, OP)?;
+        let fs_shader = match &desc.fragment {
+            Some(f) => Some(backend::shader_payload::<SoftShader>(owner, f, OP)?),
+            None => None,
+        };
+        let label = desc.label.as_str();
+        if desc.vertex.descriptor().stage != ShaderStage::Vertex
+            || desc.fragment.as_ref().is_some_and(|f| f.descriptor().stage != ShaderStage::Fragment)
+        {
+            return Err(shader_error(
+                label,
+                "the vertex and fragment shaders are not of those stages".into(),
+            ));
+        }
+        let mut stages = vec![(
+            &*desc.vertex.descriptor().module,
+            ShaderStage::Vertex,
+            desc.vertex.descriptor().entry_point.as_str(),
+        )];
+        if let Some(f) = &desc.fragment {
+            stages.push((
+                &*f.descriptor().module,
+                ShaderStage::Fragment,
+                f.descriptor().entry_point.as_str(),
+            ));
+        }
+        let bindings = reflect::pipeline_bindings(&stages).map_err(|e| shader_error(label, e.to_string()))?;
+        let vs = vs_shader.program.clone();
+        let vi = vs.interface();
+
+        // Vertex inputs: every location the vertex stage reads must come from a layout.
+        let sources = attribute_sources(&desc.vertex_buffers);
+        let mut attributes = Vec::new();
+        let (mut vertex_index, mut instance_index) = (None, None);
+        for (slot, input) in vi.inputs.iter().enumerate() {
+            match input.kind {
+                IoKind::Location { location, .. } => {
+                    let Some((_, source)) = sources.iter().find(|(l, _)| *l == location) else {
+                        return Err(shader_error(
+                            label,
+                            format!(
+                                "vertex input @location({location}) has no attribute in the vertex buffer layouts"
+                            ),
+                        ));
+                    };
+                    let integer_attr = matches!(
+                        source.format,
+                        f3d_hal::VertexFormat::Uint32
+                            | f3d_hal::VertexFormat::Uint32x2
+                            | f3d_hal::VertexFormat::Uint32x4
+                            | f3d_hal::VertexFormat::Sint32
+                            | f3d_hal::VertexFormat::Sint32x4
+                    );
+                    if integer_attr != matches!(input.scalar, ScalarType::U32 | ScalarType::I32) {
+                        return Err(shader_error(
+                            label,
+                            format!(
+                                "vertex input @location({location}) is {:?} but its attribute is {:?}",
+                                input.scalar, source.format
+                            ),
+                        ));
+                    }
+                    attributes.push(AttributeInput {
+                        slot,
+                        source: *source,
+                        components: input.components as usize,
+                    });
+                }
+                IoKind::Builtin(Builtin::VertexIndex) => vertex_index = Some(slot),
+                IoKind::Builtin(Builtin::InstanceIndex) => instance_index = Some(slot),
+                IoKind::Builtin(other) => {
+                    return Err(shader_error(label, format!("vertex input builtin {other:?}")));
+                }
+            }
+        }
+        let position_output = vi
+            .output_builtin(Builtin::Position)
+            .ok_or_else(|| shader_error(label, "the vertex stage writes no @builtin(position)".into()))?;
+
+        let mut varyings = Vec::new();
+        let mut interp = Vec::new();
+        let (mut fs_position, mut fs_front_facing, mut fs_primitive_index, mut fs_sample_index) =
+            (None, None, None, None);
+        let mut outputs = Vec::new();
+        let mut frag_depth = None;
+        let mut early_tests = true;
+        if let Some(fs) = fs_shader.map(|s| &s.program) {
+            let fi = fs.interface();
+            for (slot, input) in fi.inputs.iter().enumerate() {
+                match input.kind {
+                    IoKind::Location { location, interpolation, .. } => {
+                        let Some(vs_output) = vi.output_location(location) else {
+                            return Err(shader_error(
+                                label,
+                                format!(
+                                    "fragment input @location({location}) is not written by the vertex stage"
+                                ),
+                            ));
+                        };
+                        let out = &vi.outputs[vs_output];
+                        if out.scalar != input.scalar || out.components < input.components {
+                            return Err(shader_error(
+                                label,
+                                format!(
+                                    "@location({location}) is {:?}x{} in the vertex stage and {:?}x{} in the fragment stage",
+                                    out.scalar, out.components, input.scalar, input.components
+                                ),
+                            ));
+                        }
+                        let components = input.components as usize;
+                        varyings.push(VaryingLink { vs_output, fs_input: slot, components });
+                        interp.extend(std::iter::repeat_n(interp_of(interpolation), components));
+                    }
+                    IoKind::Builtin(Builtin::Position) => fs_position = Some(slot),
+                    IoKind::Builtin(Builtin::FrontFacing) => fs_front_facing = Some(slot),
+                    IoKind::Builtin(Builtin::PrimitiveIndex) => fs_primitive_index = Some(slot),
+                    IoKind::Builtin(Builtin::SampleIndex) => fs_sample_index = Some(slot),
+                    IoKind::Builtin(other) => {
+                        return Err(shader_error(label, format!("fragment input builtin {other:?}")));
+                    }
+                }
+            }
+            for (slot, output) in fi.outputs.iter().enumerate() {
+                match output.kind {
+                    IoKind::Location { location, .. } => {
+                        let target = location as usize;
+                        if target >= desc.color_targets.len() {
+                            continue;
+                        }
+                        outputs.push(TargetOutput { target, slot, components: output.components as usize });
+                    }
+                    IoKind::Builtin(Builtin::FragDepth) => frag_depth = Some(slot),
+                    IoKind::Builtin(_) => {}
+                }
+            }
+            early_tests = !fi.may_discard && frag_depth.is_none();
+        }
+        let slots_of = |program: &Program| -> Result<Vec<BindingSlot>, DeviceError> {
+            program
+                .interface()
+                .resources
+                .iter()
+                .map(|r| {
+                    bindings
+                        .entries()
+                        .iter()
+                        .position(|b| (b.group, b.binding) == (r.group, r.binding))
+                        .map(|i| BindingSlot(i as u32))
+                        .ok_or_else(|| {
+                            shader_error(
+                                label,
+                                format!(
+                                    "resource @group({}) @binding({}) is missing from the binding table",
+                                    r.group, r.binding
+                                ),
+                            )
+                        })
+                })
+                .collect()
+        };
+        let vs_slots = slots_of(&vs)?;
+        let fs_slots = match fs_shader {
+            Some(s) => slots_of(&s.program)?,
+            None => Vec::new(),
+        };
+        let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
+        let pipeline = Self {
+            vs,
+            fs: fs_shader.map(|s| s.program.clone()),
+            attributes,
+            vertex_index,
+            instance_index,
+            position_output,
+            varyings,
+            interp,
+            vs_slots,
+            fs_slots,
+            outputs,
+            frag_depth,
+            fs_position,
+            fs_front_facing,
+            fs_primitive_index,
+            fs_sample_index,
+            early_tests,
+            _live: live,
+        };
+        Ok((info, pipeline))
+    }
+}
