@@ -42,6 +42,13 @@
 //!   would; a loss wgpu reports is taken over by the next operation. Afterwards every
 //!   operation answers [`DeviceError::Lost`] naming itself.
 //!
+//! ## Presenting (feature `window`)
+//!
+//! `WindowPresenter` opens a device on an adapter that can present to a winit window and
+//! shows frames the engine rendered into its own textures: a blit over the window's surface,
+//! then `present`. `resize` follows the window; a surface that is hidden, outdated or lost is
+//! reconfigured or made again and the frame skipped, never an error.
+//!
 //! Backend-specific accessors carry a `wgpu_` prefix ([`WgpuDevice::wgpu_device`],
 //! [`WgpuDevice::wgpu_queue`], ...), so a later HAL member cannot collide with them.
 
@@ -52,6 +59,8 @@ mod conv;
 mod device;
 mod pass;
 mod pipeline;
+#[cfg(feature = "window")]
+mod present;
 mod query;
 mod readback;
 mod replay;
@@ -63,6 +72,13 @@ use std::sync::Arc;
 pub use compiler::WgpuCompiler;
 pub use device::WgpuDevice;
 use f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice, Registration};
+#[cfg(feature = "window")]
+pub use present::WindowPresenter;
+/// The wgpu the `wgpu_*` accessors speak, so callers name the same one.
+pub use wgpu;
+/// The winit the presenter takes windows of (feature `window`).
+#[cfg(feature = "window")]
+pub use winit;
 
 #[cfg(doc)]
 use f3d_hal::{DeviceError, DeviceFeature, OpenError, PendingReadback};
