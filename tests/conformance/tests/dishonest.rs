@@ -4,14 +4,18 @@
 
 use std::sync::{Arc, Mutex};
 
+use std::ops::Range;
+
 use f3d_backend_null::NullDevice;
+use f3d_backend_soft::SoftDevice;
 use f3d_conformance::{Outcome, Tier, all_checks, run_check};
 use f3d_hal::{
-    AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
-    DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
-    GraphicsDevice, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusals,
-    RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
-    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion,
+    AdapterInfo, BackendId, BindingLayout, BindingSlot, CommandEncoder, DepthRange, DeviceError,
+    DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin,
+    GeometryBuffer, GeometryDescriptor, GraphicsDevice, IndexFormat, PassEncoder, PendingReadback,
+    PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals, RenderPassDescriptor,
+    SamplerDescriptor, SamplerHandle, ScissorRect, ShaderDescriptor, ShaderHandle, TextureDescriptor,
+    TextureFormat, TextureHandle, TextureRegion, Viewport,
 };
 
 #[derive(Clone, Copy, PartialEq)]
@@ -26,25 +30,114 @@ enum Lie {
     RowsBottomUp,
     /// Keeps every texture it makes alive.
     LeaksHandles,
+    /// (Over the soft device.) Lists every pipeline as refused, and draws it anyway.
+    DrawsRefusedPipelines,
+    /// (Over the soft device.) Rebinds uniform blocks after `set_pipeline`.
+    BindingsFollowThePipeline,
 }
 
 struct Dishonest {
-    inner: NullDevice,
+    inner: Box<dyn GraphicsDevice>,
     lie: Lie,
     features: DeviceFeatures,
     kept: Mutex<Vec<TextureHandle>>,
+    pipelines: Mutex<Vec<String>>,
 }
 
 impl Dishonest {
     fn new(lie: Lie) -> Self {
-        let inner = NullDevice::new("dishonest");
+        let inner: Box<dyn GraphicsDevice> = match lie {
+            Lie::DrawsRefusedPipelines | Lie::BindingsFollowThePipeline => {
+                Box::new(SoftDevice::new("dishonest"))
+            }
+            _ => Box::new(NullDevice::new("dishonest")),
+        };
         let mut features = inner.features().clone();
         match lie {
             Lie::ReportsButRefuses => features.insert(DeviceFeature::BLEND_CONSTANT),
             Lie::DoesWithoutReporting => features.remove(DeviceFeature::COPY_TEXTURE),
             _ => {}
         }
-        Self { inner, lie, features, kept: Mutex::new(Vec::new()) }
+        Self { inner, lie, features, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
+    }
+}
+
+/// A pass that rebinds every uniform block it saw after each `set_pipeline`.
+struct Following<'a> {
+    inner: Box<dyn CommandEncoder + 'a>,
+    blocks: Vec<(String, Vec<u8>)>,
+}
+
+impl PassEncoder for Following<'_> {
+    fn backend(&self) -> BackendId {
+        self.inner.backend()
+    }
+    fn set_pipeline(&mut self, pipeline: &PipelineHandle) -> Result<(), DeviceError> {
+        self.inner.set_pipeline(pipeline)?;
+        for (name, bytes) in &self.blocks {
+            self.inner.bind_uniform_block(name, bytes);
+        }
+        Ok(())
+    }
+    fn pipeline_bindings(&self) -> Option<&BindingLayout> {
+        self.inner.pipeline_bindings()
+    }
+    fn set_viewport(&mut self, viewport: Viewport) -> Result<(), DeviceError> {
+        self.inner.set_viewport(viewport)
+    }
+    fn set_scissor(&mut self, rect: Option<ScissorRect>) -> Result<(), DeviceError> {
+        self.inner.set_scissor(rect)
+    }
+    fn set_stencil_reference(&mut self, reference: u32) -> Result<(), DeviceError> {
+        self.inner.set_stencil_reference(reference)
+    }
+    fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: &GeometryBuffer,
+        offset: u64,
+    ) -> Result<(), DeviceError> {
+        self.inner.set_vertex_buffer(slot, buffer, offset)
+    }
+    fn set_index_buffer(
+        &mut self,
+        buffer: &GeometryBuffer,
+        format: IndexFormat,
+        offset: u64,
+    ) -> Result<(), DeviceError> {
+        self.inner.set_index_buffer(buffer, format, offset)
+    }
+    fn bind_uniform_block_at(&mut self, slot: BindingSlot, bytes: &[u8]) -> bool {
+        let name = self.inner.pipeline_bindings().and_then(|l| l.get(slot)).map(|b| b.name.clone());
+        let ok = self.inner.bind_uniform_block_at(slot, bytes);
+        if let (true, Some(name)) = (ok, name) {
+            self.blocks.retain(|(n, _)| *n != name);
+            self.blocks.push((name, bytes.to_vec()));
+        }
+        ok
+    }
+    fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
+        self.inner.bind_texture_at(slot, texture)
+    }
+    fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool {
+        self.inner.bind_sampler_at(slot, sampler)
+    }
+    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
+        self.inner.draw(vertices, instances)
+    }
+    fn draw_indexed(
+        &mut self,
+        indices: Range<u32>,
+        base_vertex: i32,
+        instances: Range<u32>,
+    ) -> Result<(), DeviceError> {
+        self.inner.draw_indexed(indices, base_vertex, instances)
+    }
+}
+
+impl CommandEncoder for Following<'_> {
+    fn submit(self: Box<Self>) -> Result<(), DeviceError> {
+        self.inner.submit()
     }
 }
 
@@ -120,7 +213,9 @@ impl GraphicsDevice for Dishonest {
         self.inner.create_shader(desc)
     }
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
-        self.inner.create_pipeline(desc)
+        let p = self.inner.create_pipeline(desc)?;
+        self.pipelines.lock().unwrap().push(p.label());
+        Ok(p)
     }
     fn begin_frame(&self) -> Result<(), DeviceError> {
         self.inner.begin_frame()
@@ -129,7 +224,11 @@ impl GraphicsDevice for Dishonest {
         &self,
         desc: &RenderPassDescriptor,
     ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
-        self.inner.begin_render_pass(desc)
+        let pass = self.inner.begin_render_pass(desc)?;
+        if self.lie == Lie::BindingsFollowThePipeline {
+            return Ok(Box::new(Following { inner: pass, blocks: Vec::new() }));
+        }
+        Ok(pass)
     }
     fn readback(
         &self,
@@ -152,6 +251,13 @@ impl GraphicsDevice for Dishonest {
         self.inner.live_resources()
     }
     fn pipeline_refusals(&self) -> PipelineRefusals {
+        if self.lie == Lie::DrawsRefusedPipelines {
+            let names = self.pipelines.lock().unwrap();
+            return names
+                .iter()
+                .map(|p| PipelineRefusal { pipeline: p.clone(), reason: "refused (not really)".into() })
+                .collect();
+        }
         self.inner.pipeline_refusals()
     }
     fn copy_texture(
@@ -165,22 +271,20 @@ impl GraphicsDevice for Dishonest {
     }
 }
 
-/// Runs `tier::name` on a dishonest device and on the honest null device.
+/// Runs `tier::name` on a dishonest device and on the honest device it wraps.
 fn judge(lie: Lie, tier: Tier, name: &str) -> (Outcome, Outcome) {
     let check =
         all_checks().into_iter().find(|c| c.tier == tier && c.name == name).expect("the check exists");
-    let dishonest = run_check(&check, &BackendId::NULL, &move || {
-        Ok(Arc::new(Dishonest::new(lie)) as Arc<dyn GraphicsDevice>)
-    });
-    let honest = run_check(&check, &BackendId::NULL, &|| {
-        Ok(Arc::new(NullDevice::new("honest")) as Arc<dyn GraphicsDevice>)
-    });
+    let backend = Dishonest::new(lie).backend_id();
+    let dishonest =
+        run_check(&check, &backend, &move || Ok(Arc::new(Dishonest::new(lie)) as Arc<dyn GraphicsDevice>));
+    let honest = run_check(&check, &backend, &move || Ok(Arc::from(Dishonest::new(lie).inner)));
     (dishonest, honest)
 }
 
 fn assert_caught(lie: Lie, tier: Tier, name: &str, words: &str) {
     let (dishonest, honest) = judge(lie, tier, name);
-    assert_eq!(honest, Outcome::Passed, "{tier}::{name} must pass on the honest null device");
+    assert_eq!(honest, Outcome::Passed, "{tier}::{name} must pass on the honest device");
     match dishonest {
         Outcome::Failed(why) => {
             assert!(why.contains(words), "{tier}::{name} failed for another reason: {why}")
@@ -222,6 +326,26 @@ fn rows_read_bottom_up_are_caught() {
 #[test]
 fn leaked_handles_are_caught() {
     assert_caught(Lie::LeaksHandles, Tier::Lifecycle, "handles_release_on_drop", "leaked");
+}
+
+#[test]
+fn a_refused_pipeline_that_draws_is_caught() {
+    assert_caught(
+        Lie::DrawsRefusedPipelines,
+        Tier::Shader,
+        "refused_pipeline_draws_nothing_and_is_reported_once",
+        "a refused pipeline drew",
+    );
+}
+
+#[test]
+fn bindings_that_follow_the_pipeline_are_caught() {
+    assert_caught(
+        Lie::BindingsFollowThePipeline,
+        Tier::Shader,
+        "bindings_do_not_follow_the_pipeline",
+        "set_pipeline must forget every binding",
+    );
 }
 
 #[test]

@@ -1,0 +1,98 @@
+//! The same pixels whatever the number of threads: 300 overlapping, alpha-blended (so
+//! order-dependent) triangles drawn with both cores and with one must agree bit for bit.
+
+use std::sync::Arc;
+
+use f3d_backend_soft::SoftDevice;
+use f3d_hal::{
+    BlendState, Color, ColorAttachment, ColorTargetState, GraphicsDevice, PipelineDescriptor, PrimitiveState,
+    RenderPassDescriptor, ShaderDescriptor, ShaderStage, TextureDescriptor, TextureFormat, TextureRegion,
+    VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
+};
+
+const WGSL: &str = r#"
+struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex fn vs(@location(0) p: vec4<f32>, @location(1) c: vec4<f32>) -> Out { return Out(p, c); }
+@fragment fn fs(i: Out) -> @location(0) vec4<f32> { return vec4<f32>(i.c.rgb * i.c.a, i.c.a); }
+"#;
+
+fn render(device: &SoftDevice) -> Vec<u8> {
+    let module = Arc::new(f3d_materials::compile_wgsl("d.wgsl", WGSL).unwrap());
+    let shader = |stage, entry: &str| {
+        device
+            .create_shader(&ShaderDescriptor {
+                label: entry.into(),
+                module: module.clone(),
+                stage,
+                entry_point: entry.into(),
+            })
+            .unwrap()
+    };
+    let pipeline = device
+        .create_pipeline(&PipelineDescriptor {
+            label: "blend".into(),
+            vertex: shader(ShaderStage::Vertex, "vs"),
+            fragment: Some(shader(ShaderStage::Fragment, "fs")),
+            vertex_buffers: vec![VertexBufferLayout {
+                stride: 32,
+                step_mode: VertexStepMode::Vertex,
+                attributes: vec![
+                    VertexAttribute { location: 0, format: VertexFormat::Float32x4, offset: 0 },
+                    VertexAttribute { location: 1, format: VertexFormat::Float32x4, offset: 16 },
+                ],
+            }],
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            color_targets: vec![ColorTargetState {
+                blend: Some(BlendState::PREMULTIPLIED_ALPHA),
+                ..ColorTargetState::replace(TextureFormat::Rgba8UnormSrgb)
+            }],
+            sample_count: 1,
+            multiview: None,
+        })
+        .unwrap();
+    let mut seed = 12345u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut floats = Vec::new();
+    for _ in 0..300 * 3 {
+        floats.extend([
+            next() * 2.4 - 1.2,
+            next() * 2.4 - 1.2,
+            0.5,
+            1.0,
+            next(),
+            next(),
+            next(),
+            0.3 + 0.5 * next(),
+        ]);
+    }
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let vb = device
+        .create_geometry(&f3d_hal::GeometryDescriptor::new("vb", bytes.len() as u64), Some(&bytes))
+        .unwrap();
+    let target = device
+        .create_texture(&TextureDescriptor::new_2d("t", 200, 150, TextureFormat::Rgba8UnormSrgb))
+        .unwrap();
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("p", ColorAttachment::clear(&target, Color::BLACK)))
+        .unwrap();
+    pass.set_pipeline(&pipeline).unwrap();
+    pass.set_vertex_buffer(0, &vb, 0).unwrap();
+    pass.draw(0..900, 0..1).unwrap();
+    pass.submit().unwrap();
+    device.readback(&target, TextureRegion::full(target.descriptor())).unwrap().wait().unwrap().data
+}
+
+#[test]
+fn pixels_do_not_depend_on_the_thread_count() {
+    let parallel = render(&SoftDevice::new("parallel"));
+    let single = render(&SoftDevice::single_threaded("single"));
+    let differing = parallel.chunks(4).zip(single.chunks(4)).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "{differing} pixels differ between parallel and single-threaded rendering");
+    assert!(parallel.chunks(4).filter(|p| p[..3] != [0, 0, 0]).count() > 10_000, "the scene drew little");
+}
