@@ -521,14 +521,44 @@ impl GraphicsDevice for WgpuDevice {
         let d = self.texture(dst, OP)?;
         backend::check_copy_texture(src, &src_region, dst, &dst_region)?;
         check_region(OP, dst.descriptor(), &dst_region)?;
+        let extent = copy_extent(src.descriptor().format, &src_region);
+        // WebGPU refuses a copy within one subresource even where the rectangles do not
+        // overlap (the HAL allows it): such a copy goes through a scratch texture.
+        let same_subresource = src.same(dst)
+            && src_region.mip_level == dst_region.mip_level
+            && src_region.layer == dst_region.layer;
         self.scoped(OP, 0, || {
             let mut encoder =
                 self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(OP) });
-            encoder.copy_texture_to_texture(
-                copy_origin(&s.texture, &src_region),
-                copy_origin(&d.texture, &dst_region),
-                copy_extent(src.descriptor().format, &src_region),
-            );
+            if same_subresource {
+                let scratch = self.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some("f3d copy scratch"),
+                    size: extent,
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: s.texture.format(),
+                    usage: wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                let whole = TextureRegion::rect(0, 0, extent.width, extent.height);
+                encoder.copy_texture_to_texture(
+                    copy_origin(&s.texture, &src_region),
+                    copy_origin(&scratch, &whole),
+                    extent,
+                );
+                encoder.copy_texture_to_texture(
+                    copy_origin(&scratch, &whole),
+                    copy_origin(&d.texture, &dst_region),
+                    extent,
+                );
+            } else {
+                encoder.copy_texture_to_texture(
+                    copy_origin(&s.texture, &src_region),
+                    copy_origin(&d.texture, &dst_region),
+                    extent,
+                );
+            }
             self.queue.submit([encoder.finish()]);
         })
     }

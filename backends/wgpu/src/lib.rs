@@ -34,6 +34,11 @@
 //! * **Refused pipelines.** A pipeline wgpu refuses (a shader interface it rejects, say) is
 //!   handed out anyway, draws nothing, and is reported once in
 //!   [`GraphicsDevice::pipeline_refusals`] with wgpu's message.
+//! * **A pass does not sample what it draws into.** `bind_texture` answers false for a texture
+//!   that is one of the pass's attachments (wgpu's usage rule; the whole texture is bound, so
+//!   any of its levels counts).
+//! * **Copies within one level and layer** (non-overlapping, which the HAL allows and WebGPU
+//!   does not) go through a scratch texture.
 //! * **32-bit float textures** are bound as filterable. Without
 //!   [`DeviceFeature::FLOAT32_FILTERABLE`] they are therefore not sampled at all here
 //!   (`texture_format_support(..).sampled` is false and `bind_texture` answers false) rather

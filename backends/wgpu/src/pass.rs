@@ -478,8 +478,17 @@ impl PassEncoder for WgpuPass<'_> {
     }
 
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
-        let ok = backend::texture_payload::<WgpuTexture>(self.owner(), texture, "bind_texture")
-            .is_ok_and(|t| t.sampled_view.is_some())
+        // A pass may not sample a texture it draws into (wgpu's usage rule; the whole texture
+        // is bound, so any of its levels or layers counts).
+        let attached = self
+            .colors
+            .iter()
+            .flat_map(|a| std::iter::once(&a.view).chain(a.resolve_target.as_ref()))
+            .chain(self.depth.as_ref().map(|d| &d.view))
+            .any(|v| v.texture.same(texture));
+        let ok = !attached
+            && backend::texture_payload::<WgpuTexture>(self.owner(), texture, "bind_texture")
+                .is_ok_and(|t| t.sampled_view.is_some())
             && bindable(texture.descriptor().format, self.features())
             && self
                 .pipeline_bindings()

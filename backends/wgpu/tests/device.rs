@@ -340,3 +340,53 @@ fn lavapipe_grants_every_feature_it_has() {
         assert!(device.features().has(f), "lavapipe offers {f}, but the device does not report it");
     }
 }
+
+#[test]
+fn a_copy_within_one_level_keeps_the_rest() {
+    let Some(device) = device() else { return };
+    let desc = TextureDescriptor::new_2d("self copy", 4, 2, TextureFormat::Rgba8Unorm);
+    let t = device.create_texture(&desc).expect("create");
+    let data: Vec<u8> = (0..32).collect();
+    device.write_texture(&t, TextureRegion::full(&desc), &data).expect("upload");
+    device
+        .copy_texture(&t, TextureRegion::rect(0, 0, 2, 2), &t, TextureRegion::rect(2, 0, 2, 2))
+        .expect("a copy between the two halves of one level");
+    let image = read(&device, &t);
+    for y in 0..2 {
+        for x in 0..4 {
+            let i = ((y * 4 + x % 2) * 4) as u8;
+            assert_eq!(image.rgba8(x, y), [i, i + 1, i + 2, i + 3], "({x}, {y})");
+        }
+    }
+    assert!(device.wgpu_take_uncaptured_errors().is_empty());
+}
+
+#[test]
+fn a_pass_does_not_sample_its_own_attachment() {
+    let Some(device) = device() else { return };
+    let m = module(
+        "@group(0) @binding(0) var tex: texture_2d<f32>;
+        @group(0) @binding(1) var tex_sampler: sampler;
+        @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+            return vec4<f32>(f32(i & 1u) * 4.0 - 1.0, f32(i & 2u) * 2.0 - 1.0, 0.5, 1.0);
+        }
+        @fragment fn fs() -> @location(0) vec4<f32> { return textureSample(tex, tex_sampler, vec2<f32>(0.5)); }",
+    );
+    let p = pipeline(
+        &device,
+        shader(&device, &m, ShaderStage::Vertex, "vs"),
+        shader(&device, &m, ShaderStage::Fragment, "fs"),
+        "sampling",
+    );
+    let sampler = device.create_sampler(&f3d_hal::SamplerDescriptor::default()).expect("sampler");
+    let (t, other) = (target(&device, 4, 4), target(&device, 4, 4));
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("feedback", ColorAttachment::clear(&t, Color::BLACK)))
+        .expect("begin_render_pass");
+    pass.set_pipeline(&p).expect("set_pipeline");
+    assert!(!pass.bind_texture("tex", &t, &sampler), "the pass's own attachment was bound for sampling");
+    assert!(pass.bind_texture("tex", &other, &sampler), "another texture was refused");
+    pass.draw(0..3, 0..1).expect("draw");
+    pass.submit().expect("submit");
+    assert!(device.wgpu_take_uncaptured_errors().is_empty());
+}

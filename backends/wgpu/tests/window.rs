@@ -313,7 +313,7 @@ fn main() {
         return;
     }
     match run() {
-        Ok(()) => println!("test presents_frames_under_xvfb ... ok"),
+        Ok(()) => println!("test presents_frames_under_xvfb ... ok\n\ntest result: ok. 1 passed; 0 failed"),
         Err(e) => {
             eprintln!("test presents_frames_under_xvfb ... FAILED: {e}");
             std::process::exit(1);
