@@ -102,8 +102,14 @@ impl<'a> WgpuPass<'a> {
             .flat_map(|a| std::iter::once(&a.view).chain(a.resolve_target.as_ref()))
             .chain(desc.depth_stencil_attachment.as_ref().map(|d| &d.view));
         for view in attachments {
-            device.texture(&view.texture, OP)?;
+            let payload = device.texture(&view.texture, OP)?;
             let t = view.texture.descriptor();
+            if !payload.texture.usage().contains(wgpu::TextureUsages::RENDER_ATTACHMENT) {
+                return Err(invalid(format!(
+                    "{} ({}) cannot be a render attachment on this adapter",
+                    t.label, t.format
+                )));
+            }
             if u64::from(view.layer) + u64::from(views) > u64::from(t.array_layers) {
                 return Err(out_of_bounds(
                     OP,

@@ -18,7 +18,7 @@ pub(crate) struct WgpuTexture {
     pub(crate) id: u64,
     pub(crate) texture: wgpu::Texture,
     /// The whole texture as its dimension, depth aspect only for depth formats; `None` unless
-    /// created `SAMPLED` and single-sampled.
+    /// created `SAMPLED` (and granted it) and single-sampled.
     pub(crate) sampled_view: Option<wgpu::TextureView>,
     /// Views of one level: `(mip level, first layer, layers)` → view.
     attachment_views: Mutex<HashMap<(u32, u32, u32), wgpu::TextureView>>,
@@ -27,19 +27,19 @@ pub(crate) struct WgpuTexture {
 
 impl WgpuTexture {
     pub(crate) fn new(id: u64, texture: wgpu::Texture, desc: &TextureDescriptor, live: LiveToken) -> Self {
-        let sampled_view =
-            (desc.usage.contains(TextureUsages::SAMPLED) && desc.sample_count == 1).then(|| {
-                texture.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some(&desc.label),
-                    dimension: Some(conv::view_dimension(desc.dimension)),
-                    aspect: if desc.format.has_depth() {
-                        wgpu::TextureAspect::DepthOnly
-                    } else {
-                        wgpu::TextureAspect::All
-                    },
-                    ..Default::default()
-                })
-            });
+        let sampled = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING);
+        let sampled_view = (sampled && desc.sample_count == 1).then(|| {
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some(&desc.label),
+                dimension: Some(conv::view_dimension(desc.dimension)),
+                aspect: if desc.format.has_depth() {
+                    wgpu::TextureAspect::DepthOnly
+                } else {
+                    wgpu::TextureAspect::All
+                },
+                ..Default::default()
+            })
+        });
         Self { id, texture, sampled_view, attachment_views: Mutex::new(HashMap::new()), _live: live }
     }
 
@@ -145,14 +145,20 @@ pub(crate) fn texture_descriptor<'a>(
         Some(f) if support.create => f,
         _ => return Err(invalid(format!("{} is not supported by this adapter", desc.format))),
     };
-    if desc.usage.contains(TextureUsages::RENDER_ATTACHMENT) && !support.renderable {
-        return Err(invalid(format!("{} cannot be a render attachment on this adapter", desc.format)));
-    }
-    if desc.usage.contains(TextureUsages::SAMPLED) && !allowed.contains(wgpu::TextureUsages::TEXTURE_BINDING)
+    if !desc.format.is_color() && desc.usage.contains(TextureUsages::RENDER_ATTACHMENT) && !support.renderable
     {
-        return Err(invalid(format!("{} cannot be sampled on this adapter", desc.format)));
+        return Err(invalid(format!("{} cannot be a depth attachment on this adapter", desc.format)));
     }
     let mut usage = conv::texture_usages(desc.usage);
+    // A colour usage the adapter does not give this format is not granted (the texture can
+    // still be uploaded, copied and read back); what needs it is refused naming the format:
+    // a pass drawing into it, a binding sampling it. `texture_format_support` said so first.
+    if !support.renderable {
+        usage.remove(wgpu::TextureUsages::RENDER_ATTACHMENT);
+    }
+    if !allowed.contains(wgpu::TextureUsages::TEXTURE_BINDING) {
+        usage.remove(wgpu::TextureUsages::TEXTURE_BINDING);
+    }
     if desc.sample_count > 1 {
         if !support.multisample {
             return Err(invalid(format!("{} cannot be multisampled on this adapter", desc.format)));

@@ -54,34 +54,40 @@ struct Xvfb(Child);
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
-        let _ = self.0.kill();
+        // SIGTERM lets the server remove its lock file; SIGKILL would leave it behind.
+        let terminated = Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status();
+        if !terminated.is_ok_and(|s| s.success()) {
+            let _ = self.0.kill();
+        }
         let _ = self.0.wait();
     }
 }
 
-/// Starts Xvfb on the first free display from :91.
+/// Starts Xvfb on a display it picks itself (`-displayfd`) and waits until it accepts
+/// connections.
 fn start_xvfb() -> Result<(Xvfb, String), Failure> {
-    for n in 91..120 {
-        if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-            continue;
+    let mut child = Command::new("Xvfb")
+        // -noreset: the server would otherwise reset (and refuse connections for a moment)
+        // each time its last client leaves, as the readiness probe below does.
+        .args(["-displayfd", "1", "-noreset", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("Xvfb's standard output was not piped")?;
+    let server = Xvfb(child);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
+    let number: u32 =
+        line.trim().parse().map_err(|_| format!("Xvfb did not say which display it took ({line:?})"))?;
+    let display = format!(":{number}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if x11rb::connect(Some(&display)).is_ok() {
+            return Ok((server, display));
         }
-        let display = format!(":{n}");
-        let child = Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "320x240x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let server = Xvfb(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if x11rb::connect(Some(&display)).is_ok() {
-                return Ok((server, display));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        return Err(format!("Xvfb on {display} did not accept connections within 20 s").into());
+        std::thread::sleep(Duration::from_millis(50));
     }
-    Err("no free X display between :91 and :119".into())
+    Err(format!("Xvfb on {display} did not accept connections within 20 s").into())
 }
 
 /// The window's pixels as RGB, read from the X server.
