@@ -60,6 +60,8 @@ impl UniformRing {
     /// reached and grows when `len` does not fit at all; `None` when it would have to grow past
     /// `max` (the device's largest buffer).
     pub(crate) fn reserve(&mut self, device: &wgpu::Device, len: u64, max: u64) -> Option<u64> {
+        // Dynamic offsets are 32-bit.
+        let max = max.min(u64::from(u32::MAX));
         let len = len.div_ceil(self.align) * self.align;
         if len > self.capacity {
             let capacity = len.checked_next_power_of_two()?.max(self.capacity * 2).min(max);
