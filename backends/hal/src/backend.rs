@@ -531,7 +531,37 @@ pub fn check_render_pass(
             ));
         }
     }
+    let mut samples_seen = desc
+        .color_attachments
+        .iter()
+        .map(|a| a.view.texture.descriptor().sample_count)
+        .chain(desc.depth_stencil_attachment.iter().map(|d| d.view.texture.descriptor().sample_count));
+    if let Some(first) = samples_seen.next()
+        && samples_seen.any(|s| s != first)
+    {
+        return Err(invalid(OP, &desc.label, "attachments differ in sample count"));
+    }
+    if let Some(views) = desc.multiview {
+        let all = desc
+            .color_attachments
+            .iter()
+            .map(|a| &a.view)
+            .chain(desc.depth_stencil_attachment.iter().map(|d| &d.view));
+        for view in all {
+            if view.layer + views.get() > view.texture.descriptor().array_layers {
+                return Err(DeviceError::OutOfBounds {
+                    operation: OP,
+                    what: format!("{} views from layer {} of {}", views, view.layer, view.texture.label()),
+                });
+            }
+        }
+    }
     for a in &desc.color_attachments {
+        if let Some(r) = &a.resolve_target
+            && r.texture.descriptor().format != a.view.texture.descriptor().format
+        {
+            return Err(invalid(OP, &desc.label, "a resolve target has another format than its attachment"));
+        }
         let samples = a.view.texture.descriptor().sample_count;
         if let Some(r) = &a.resolve_target
             && (samples == 1 || r.texture.descriptor().sample_count != 1)
@@ -659,6 +689,146 @@ pub fn check_bindings_complete(
                 reason: format!("{} of pipeline {} is not bound", b.name, pipeline.label()),
             });
         }
+    }
+    Ok(())
+}
+
+/// The rules for `set_viewport`: finite, a positive extent no larger than the largest
+/// texture, an origin within twice that of the attachment, and depths with
+/// `0 ≤ min_depth ≤ max_depth ≤ 1` (WebGPU's rules).
+pub fn check_viewport(viewport: &crate::Viewport, limits: &DeviceLimits) -> Result<(), DeviceError> {
+    let v = viewport;
+    let max = limits.max_texture_dimension_2d as f32;
+    let finite = [v.x, v.y, v.width, v.height, v.min_depth, v.max_depth].iter().all(|x| x.is_finite());
+    let extent_ok = v.width > 0.0 && v.height > 0.0 && v.width <= max && v.height <= max;
+    let origin_ok =
+        v.x >= -2.0 * max && v.y >= -2.0 * max && v.x + v.width <= 2.0 * max && v.y + v.height <= 2.0 * max;
+    let depth_ok = (0.0..=1.0).contains(&v.min_depth)
+        && (0.0..=1.0).contains(&v.max_depth)
+        && v.min_depth <= v.max_depth;
+    if finite && extent_ok && origin_ok && depth_ok {
+        Ok(())
+    } else {
+        Err(DeviceError::OutOfBounds {
+            operation: "set_viewport",
+            what: format!("{v:?} (extent must be in (0, {max}], depths 0 ≤ min ≤ max ≤ 1)"),
+        })
+    }
+}
+
+/// The rules for `set_vertex_buffer`: the slot exists, the offset is a multiple of 4 and lies
+/// in the buffer, and the buffer has `VERTEX` usage.
+pub fn check_vertex_buffer(
+    slot: u32,
+    buffer: &GeometryBuffer,
+    offset: u64,
+    limits: &DeviceLimits,
+) -> Result<(), DeviceError> {
+    const OP: &str = "set_vertex_buffer";
+    let desc = buffer.descriptor();
+    if !desc.usage.contains(GeometryUsages::VERTEX) {
+        return Err(DeviceError::MissingUsage { operation: OP, label: desc.label.clone(), usage: "VERTEX" });
+    }
+    if slot >= limits.max_vertex_buffers || !offset.is_multiple_of(4) || offset > desc.size {
+        return Err(DeviceError::OutOfBounds {
+            operation: OP,
+            what: format!(
+                "slot {slot} (of {}) at offset {offset} of {} ({} bytes; offsets are multiples of 4)",
+                limits.max_vertex_buffers, desc.label, desc.size
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The rule for a direct `draw`: every vertex buffer the pipeline reads holds the vertices
+/// (per-vertex buffers) and instances (per-instance buffers) the draw asks for. `bound`
+/// gives each slot's buffer size and offset.
+pub fn check_vertex_ranges(
+    pipeline: &PipelineHandle,
+    bound: &[Option<(u64, u64)>],
+    vertices: &std::ops::Range<u32>,
+    instances: &std::ops::Range<u32>,
+) -> Result<(), DeviceError> {
+    let Some(desc) = &pipeline.descriptor().render else { return Ok(()) };
+    for (slot, layout) in desc.vertex_buffers.iter().enumerate() {
+        let Some(end) = layout.attributes.iter().map(|a| u64::from(a.offset + a.format.size())).max() else {
+            continue;
+        };
+        let count = match layout.step_mode {
+            crate::VertexStepMode::Vertex => u64::from(vertices.end),
+            crate::VertexStepMode::Instance => u64::from(instances.end),
+        };
+        if count == 0 {
+            continue;
+        }
+        let needed = (count - 1) * u64::from(layout.stride) + end;
+        let available = bound.get(slot).copied().flatten().map(|(size, offset)| size.saturating_sub(offset));
+        match available {
+            Some(a) if a >= needed => {}
+            Some(a) => {
+                return Err(DeviceError::OutOfBounds {
+                    operation: "draw",
+                    what: format!(
+                        "vertex buffer {slot} of {} holds {a} bytes, the draw reads {needed}",
+                        pipeline.label()
+                    ),
+                });
+            }
+            None => {
+                return Err(DeviceError::Refused {
+                    operation: "draw",
+                    reason: format!("vertex buffer {slot} of {} is not set", pipeline.label()),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rule for `set_pipeline`: the pipeline's targets are the pass's attachments — the same
+/// colour formats in order, the same depth-stencil format (a pipeline without depth state
+/// only in a pass without a depth attachment), the same sample count and view count.
+pub fn check_pipeline_matches_pass(
+    pipeline: &PipelineHandle,
+    pass: &RenderPassDescriptor,
+) -> Result<(), DeviceError> {
+    let Some(desc) = &pipeline.descriptor().render else {
+        return Err(DeviceError::Refused {
+            operation: "set_pipeline",
+            reason: format!("{} is not a render pipeline", pipeline.label()),
+        });
+    };
+    let mismatch = |what: String| DeviceError::Refused {
+        operation: "set_pipeline",
+        reason: format!("pipeline {} does not match pass {}: {what}", pipeline.label(), pass.label),
+    };
+    let formats: Vec<_> = pass.color_attachments.iter().map(|a| a.view.texture.descriptor().format).collect();
+    let targets: Vec<_> = desc.color_targets.iter().map(|t| t.format).collect();
+    if formats != targets {
+        return Err(mismatch(format!("it writes {targets:?}, the pass has {formats:?}")));
+    }
+    let depth = pass.depth_stencil_attachment.as_ref().map(|d| d.view.texture.descriptor().format);
+    if desc.depth_stencil.map(|d| d.format) != depth {
+        return Err(mismatch(format!(
+            "its depth-stencil format is {:?}, the pass's {depth:?}",
+            desc.depth_stencil.map(|d| d.format)
+        )));
+    }
+    let samples = pass
+        .color_attachments
+        .first()
+        .map(|a| &a.view)
+        .or(pass.depth_stencil_attachment.as_ref().map(|d| &d.view))
+        .map_or(1, |v| v.texture.descriptor().sample_count);
+    if desc.sample_count != samples {
+        return Err(mismatch(format!("it has {} samples, the pass {samples}", desc.sample_count)));
+    }
+    if desc.multiview != pass.multiview {
+        return Err(mismatch(format!(
+            "it renders {:?} views, the pass {:?}",
+            desc.multiview, pass.multiview
+        )));
     }
     Ok(())
 }

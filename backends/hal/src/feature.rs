@@ -184,7 +184,7 @@ impl DeviceLimits {
         max_texture_dimension_2d: 4096,
         max_texture_array_layers: 256,
         max_uniform_block_size: 16384,
-        max_uniform_blocks_per_stage: 12,
+        max_uniform_blocks_per_stage: 8,
         max_sampled_textures_per_stage: 16,
         max_samplers_per_stage: 16,
         max_vertex_attributes: 16,

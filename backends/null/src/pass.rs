@@ -25,7 +25,8 @@ pub(crate) struct NullPass<'a> {
     device: &'a NullDevice,
     clears: Vec<Clear>,
     size: (u32, u32),
-    max_vertex_buffers: u32,
+    desc: RenderPassDescriptor,
+    vertex_buffers: Vec<Option<(u64, u64)>>,
     pipeline: Option<PipelineHandle>,
     index: Option<(u64, u64, IndexFormat)>,
     textures: Vec<(BindingSlot, TextureHandle)>,
@@ -59,7 +60,8 @@ impl<'a> NullPass<'a> {
             device,
             clears,
             size: desc.size().unwrap_or((0, 0)),
-            max_vertex_buffers: f3d_hal::GraphicsDevice::limits(device).max_vertex_buffers,
+            desc: desc.clone(),
+            vertex_buffers: Vec::new(),
             pipeline: None,
             index: None,
             textures: Vec::new(),
@@ -99,6 +101,7 @@ impl PassEncoder for NullPass<'_> {
 
     fn set_pipeline(&mut self, pipeline: &PipelineHandle) -> Result<(), DeviceError> {
         backend::pipeline_payload::<NullPipeline>(self.owner(), pipeline, "set_pipeline")?;
+        backend::check_pipeline_matches_pass(pipeline, &self.desc)?;
         self.pipeline = Some(pipeline.clone());
         self.textures.clear();
         self.samplers.clear();
@@ -111,14 +114,7 @@ impl PassEncoder for NullPass<'_> {
     }
 
     fn set_viewport(&mut self, viewport: Viewport) -> Result<(), DeviceError> {
-        let finite = [viewport.x, viewport.y, viewport.width, viewport.height].iter().all(|v| v.is_finite());
-        if !finite || viewport.width <= 0.0 || viewport.height <= 0.0 {
-            return Err(DeviceError::OutOfBounds {
-                operation: "set_viewport",
-                what: format!("{viewport:?}"),
-            });
-        }
-        Ok(())
+        backend::check_viewport(&viewport, f3d_hal::GraphicsDevice::limits(self.device))
     }
 
     fn set_scissor(&mut self, rect: Option<ScissorRect>) -> Result<(), DeviceError> {
@@ -145,12 +141,12 @@ impl PassEncoder for NullPass<'_> {
         offset: u64,
     ) -> Result<(), DeviceError> {
         backend::geometry_payload::<NullGeometry>(self.owner(), buffer, "set_vertex_buffer")?;
-        if slot >= self.max_vertex_buffers || offset > buffer.descriptor().size {
-            return Err(DeviceError::OutOfBounds {
-                operation: "set_vertex_buffer",
-                what: format!("slot {slot} at offset {offset} of {}", buffer.label()),
-            });
+        backend::check_vertex_buffer(slot, buffer, offset, f3d_hal::GraphicsDevice::limits(self.device))?;
+        let slot = slot as usize;
+        if self.vertex_buffers.len() <= slot {
+            self.vertex_buffers.resize(slot + 1, None);
         }
+        self.vertex_buffers[slot] = Some((buffer.descriptor().size, offset));
         Ok(())
     }
 
@@ -218,12 +214,15 @@ impl PassEncoder for NullPass<'_> {
         ok
     }
 
-    fn draw(&mut self, _vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
+    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
         backend::check_instances(
             &instances,
             f3d_hal::GraphicsDevice::features(self.device),
             &BackendId::NULL,
         )?;
+        if let Some(pipeline) = &self.pipeline {
+            backend::check_vertex_ranges(pipeline, &self.vertex_buffers, &vertices, &instances)?;
+        }
         self.draw_with_pipeline("draw")
     }
 

@@ -15,6 +15,7 @@ use f3d_hal::{
 
 use crate::pass::SoftPass;
 use crate::pipeline::{SoftPipeline, SoftShader};
+use crate::raster::srgb::SrgbEncoder;
 use crate::texture::{SoftGeometry, SoftQuerySet, SoftSampler, SoftTexture};
 
 /// The soft device: a CPU rasteriser running the engine's naga shaders. See the crate docs.
@@ -27,6 +28,7 @@ pub struct SoftDevice {
     epoch: Instant,
     queue: Mutex<()>,
     pub(crate) threads: usize,
+    pub(crate) srgb: SrgbEncoder,
 }
 
 impl SoftDevice {
@@ -60,13 +62,16 @@ impl SoftDevice {
             refusals: Mutex::new(Vec::new()),
             epoch: Instant::now(),
             queue: Mutex::new(()),
+            srgb: SrgbEncoder::new(),
             threads: rayon::current_num_threads(),
         }
     }
 
     /// The same device restricted to one thread: for benchmarks and determinism tests.
     pub fn single_threaded(label: &str) -> Self {
-        Self { threads: 1, ..Self::new(label) }
+        let mut device = Self::new(label);
+        device.threads = 1;
+        device
     }
 
     pub(crate) fn texture<'a>(

@@ -237,7 +237,7 @@ fn geometry_reads<'a>(
 struct DrawCtx<'a> {
     pipeline: &'a SoftPipeline,
     fs_bindings: Option<Bindings<'a>>,
-    colors: Vec<Option<ColorOps>>,
+    colors: Vec<Option<ColorOps<'a>>>,
     depth: Option<DepthStencilOps>,
     depth_clamp: Option<(f32, f32)>,
     depth16: bool,
@@ -273,7 +273,7 @@ fn resources<'a>(
 
 #[allow(clippy::too_many_arguments)]
 fn prepare_draw<'a>(
-    device: &SoftDevice,
+    device: &'a SoftDevice,
     d: &'a RecordedDraw,
     arena: &'a [u8],
     views: &[(&TextureHandle, TextureView<'a>)],
@@ -301,6 +301,7 @@ fn prepare_draw<'a>(
                 blend: t.blend,
                 write_mask: t.write_mask,
                 constant: d.blend_constant,
+                srgb: &device.srgb,
             })
         })
         .collect();
@@ -567,6 +568,7 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
         let pipeline = d.pipeline;
         let mut z = [0.0f32; LANES];
         let mut inv_w = [0.0f32; LANES];
+        let mut w = [0.0f32; LANES];
         let mut xs = [0.0f32; LANES];
         let mut ys = [0.0f32; LANES];
         for l in 0..LANES {
@@ -574,6 +576,7 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
             xs[l] = x;
             ys[l] = y;
             inv_w[l] = prim.inv_w.at(x, y);
+            w[l] = 1.0 / inv_w[l];
             let mut depth = prim.z.at(x, y);
             if let Some((lo, hi)) = d.depth_clamp {
                 depth = depth.clamp(lo.min(hi), hi.max(lo));
@@ -609,7 +612,7 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
                     if let Some(reg) = regs.get_mut(c) {
                         for l in 0..LANES {
                             let v = plane.at(xs[l], ys[l]);
-                            reg[l] = if perspective { v / inv_w[l] } else { v };
+                            reg[l] = if perspective { v * w[l] } else { v };
                         }
                     }
                 }

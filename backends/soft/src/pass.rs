@@ -172,6 +172,7 @@ impl PassEncoder for SoftPass<'_> {
 
     fn set_pipeline(&mut self, pipeline: &PipelineHandle) -> Result<(), DeviceError> {
         backend::pipeline_payload::<SoftPipeline>(self.owner(), pipeline, "set_pipeline")?;
+        backend::check_pipeline_matches_pass(pipeline, &self.desc)?;
         self.bindings = vec![None; pipeline.bindings().entries().len()];
         self.pipeline = Some(pipeline.clone());
         Ok(())
@@ -182,16 +183,7 @@ impl PassEncoder for SoftPass<'_> {
     }
 
     fn set_viewport(&mut self, viewport: Viewport) -> Result<(), DeviceError> {
-        let v = viewport;
-        let finite = [v.x, v.y, v.width, v.height, v.min_depth, v.max_depth].iter().all(|x| x.is_finite());
-        if !finite
-            || v.width <= 0.0
-            || v.height <= 0.0
-            || !(0.0..=1.0).contains(&v.min_depth)
-            || !(0.0..=1.0).contains(&v.max_depth)
-        {
-            return Err(DeviceError::OutOfBounds { operation: "set_viewport", what: format!("{v:?}") });
-        }
+        backend::check_viewport(&viewport, self.device.limits())?;
         self.viewport = viewport;
         Ok(())
     }
@@ -227,12 +219,7 @@ impl PassEncoder for SoftPass<'_> {
         offset: u64,
     ) -> Result<(), DeviceError> {
         backend::geometry_payload::<SoftGeometry>(self.owner(), buffer, "set_vertex_buffer")?;
-        if slot >= self.device.limits().max_vertex_buffers || offset > buffer.descriptor().size {
-            return Err(DeviceError::OutOfBounds {
-                operation: "set_vertex_buffer",
-                what: format!("slot {slot} at offset {offset} of {}", buffer.label()),
-            });
-        }
+        backend::check_vertex_buffer(slot, buffer, offset, self.device.limits())?;
         let slot = slot as usize;
         if self.vertex_buffers.len() <= slot {
             self.vertex_buffers.resize(slot + 1, None);
@@ -300,6 +287,14 @@ impl PassEncoder for SoftPass<'_> {
 
     fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
         backend::check_instances(&instances, self.device.features(), &BackendId::SOFT)?;
+        if let Some(pipeline) = &self.pipeline {
+            let bound: Vec<_> = self
+                .vertex_buffers
+                .iter()
+                .map(|b| b.as_ref().map(|(g, o)| (g.descriptor().size, *o)))
+                .collect();
+            backend::check_vertex_ranges(pipeline, &bound, &vertices, &instances)?;
+        }
         self.record_draw("draw", DrawKind::Direct { vertices, instances })
     }
 

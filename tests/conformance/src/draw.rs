@@ -260,13 +260,33 @@ pub(crate) fn drew_or_decline(device: &dyn GraphicsDevice, pipeline: &PipelineHa
     }
 }
 
-/// A `w`×`h` render target of `format`, usable for everything.
+/// Declines unless the device can sample `format` (the check needs it; the device says it
+/// cannot, which is an honest answer, not a failure).
+pub(crate) fn require_sampled(device: &dyn GraphicsDevice, format: TextureFormat) -> Result<(), Verdict> {
+    if device.texture_format_support(format).sampled {
+        Ok(())
+    } else {
+        Err(Verdict::Declined(format!(
+            "{}: does not sample {format}, which this check needs",
+            device.backend_id()
+        )))
+    }
+}
+
+/// A `w`×`h` render target of `format`, usable for everything; declines when the device
+/// does not render to `format`.
 pub(crate) fn target(
     device: &dyn GraphicsDevice,
     w: u32,
     h: u32,
     format: TextureFormat,
 ) -> Result<f3d_hal::TextureHandle, Verdict> {
+    if !device.texture_format_support(format).renderable {
+        return Err(Verdict::Declined(format!(
+            "{}: does not render to {format}, which this check needs",
+            device.backend_id()
+        )));
+    }
     device
         .create_texture(&f3d_hal::TextureDescriptor::new_2d("conformance target", w, h, format))
         .ctx("create target")

@@ -7,7 +7,7 @@ use f3d_hal::{
     StencilOperation, TextureFormat, f16_to_f32, f32_to_f16,
 };
 
-use super::srgb::{SRGB_TO_LINEAR, linear_to_srgb8};
+use super::srgb::{SRGB_TO_LINEAR, SrgbEncoder};
 use super::triangle::{LANE_X, LANE_Y};
 
 /// Rows of a colour attachment that one band owns.
@@ -141,10 +141,16 @@ pub(crate) fn read_texel(format: TextureFormat, t: &[u8]) -> [f32; 4] {
 /// Encodes linear floats (integers as bit patterns) into the texel at `t`, writing only the
 /// channels in `mask`.
 #[inline]
-pub(crate) fn write_texel(format: TextureFormat, t: &mut [u8], c: [f32; 4], mask: ColorWrites) {
+pub(crate) fn write_texel(
+    format: TextureFormat,
+    t: &mut [u8],
+    c: [f32; 4],
+    mask: ColorWrites,
+    encoder: &SrgbEncoder,
+) {
     use TextureFormat as F;
     let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
-    let srgb = linear_to_srgb8;
+    let srgb = |v: f32| encoder.encode(v);
     let ch = |i: usize| mask.bits() & (1 << i) != 0;
     let put8 = |t: &mut [u8], bytes: [u8; 4], order: [usize; 4]| {
         for (k, &src) in order.iter().enumerate() {
@@ -223,13 +229,25 @@ fn blend(state: &BlendState, src: [f32; 4], dst: [f32; 4], k: &[f32; 4]) -> [f32
 }
 
 /// How one colour target is written by one draw.
-pub(crate) struct ColorOps {
+pub(crate) struct ColorOps<'a> {
     pub(crate) blend: Option<BlendState>,
     pub(crate) write_mask: ColorWrites,
     pub(crate) constant: [f32; 4],
+    pub(crate) srgb: &'a SrgbEncoder,
 }
 
-impl ColorOps {
+/// The lane of pixel (x, y) of a block, `LANE_OF[y * 8 + x]`.
+const LANE_OF: [usize; 64] = {
+    let mut t = [0usize; 64];
+    let mut lane = 0;
+    while lane < 64 {
+        t[(LANE_Y[lane] * 8 + LANE_X[lane]) as usize] = lane;
+        lane += 1;
+    }
+    t
+};
+
+impl ColorOps<'_> {
     /// Writes `color` (four channels × 64 lanes) to the `mask` lanes of block (`bx`, `by`).
     pub(crate) fn write(
         &self,
@@ -241,20 +259,11 @@ impl ColorOps {
     ) {
         let size = target.format.facts().block_bytes as usize;
         let format = target.format;
-        // Fast path: a full-mask opaque 8-bit write of one colour for every lane.
-        if self.blend.is_none() && self.write_mask == ColorWrites::all() && mask == u64::MAX && size == 4 {
-            let first = [color[0][0], color[1][0], color[2][0], color[3][0]];
-            if (0..4).all(|c| color[c].iter().all(|v| v.to_bits() == first[c].to_bits())) {
-                let mut texel = [0u8; 4];
-                write_texel(format, &mut texel, first, ColorWrites::all());
-                for row in 0..8u32 {
-                    let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
-                    for px in target.bytes[start..start + 32].chunks_exact_mut(4) {
-                        px.copy_from_slice(&texel);
-                    }
-                }
-                return;
-            }
+        if self.blend.is_none()
+            && self.write_mask == ColorWrites::all()
+            && self.write_opaque(target, bx, by, mask, color)
+        {
+            return;
         }
         let mut m = mask;
         while m != 0 {
@@ -268,8 +277,62 @@ impl ColorOps {
                 None => src,
                 Some(state) => blend(state, src, read_texel(format, t), &self.constant),
             };
-            write_texel(format, t, value, self.write_mask);
+            write_texel(format, t, value, self.write_mask, self.srgb);
         }
+    }
+
+    /// Replaces every channel of the `mask` lanes, row by row, for the formats the engine
+    /// renders to most (8-bit RGBA/BGRA, linear or sRGB, and RGBA16F). False for others.
+    fn write_opaque(
+        &self,
+        target: &mut ColorRows<'_>,
+        bx: u32,
+        by: u32,
+        mask: u64,
+        color: &[[f32; 64]; 4],
+    ) -> bool {
+        use TextureFormat as F;
+        let format = target.format;
+        let (srgb, swap) = match format {
+            F::Rgba8Unorm => (false, false),
+            F::Rgba8UnormSrgb => (true, false),
+            F::Bgra8Unorm => (false, true),
+            F::Bgra8UnormSrgb => (true, true),
+            F::Rgba16Float => {
+                for row in 0..8u32 {
+                    let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 8;
+                    let Some(px) = target.bytes.get_mut(start..start + 64) else { continue };
+                    for (x, texel) in px.chunks_exact_mut(8).enumerate() {
+                        let lane = LANE_OF[row as usize * 8 + x];
+                        if mask >> lane & 1 == 1 {
+                            for (c, h) in texel.chunks_exact_mut(2).enumerate() {
+                                h.copy_from_slice(&f32_to_f16(color[c][lane]).to_le_bytes());
+                            }
+                        }
+                    }
+                }
+                return true;
+            }
+            _ => return false,
+        };
+        let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        for row in 0..8u32 {
+            let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
+            let end = (start + 32).min(target.bytes.len());
+            let Some(px) = target.bytes.get_mut(start..end) else { continue };
+            for (x, texel) in px.chunks_exact_mut(4).enumerate() {
+                let lane = LANE_OF[row as usize * 8 + x];
+                if mask >> lane & 1 == 0 {
+                    continue;
+                }
+                let enc =
+                    |c: usize| if srgb { self.srgb.encode(color[c][lane]) } else { unorm(color[c][lane]) };
+                let (r, g, b) = (enc(0), enc(1), enc(2));
+                let a = unorm(color[3][lane]);
+                texel.copy_from_slice(&if swap { [b, g, r, a] } else { [r, g, b, a] });
+            }
+        }
+        true
     }
 }
 
@@ -285,7 +348,7 @@ mod tests {
             }
             let mut t = vec![0u8; format.facts().block_bytes as usize];
             let v = [0.25, 0.5, 0.75, 1.0];
-            write_texel(format, &mut t, v, ColorWrites::all());
+            write_texel(format, &mut t, v, ColorWrites::all(), &SrgbEncoder::new());
             let back = read_texel(format, &t);
             let n = format.facts().components as usize;
             let int =
@@ -303,7 +366,13 @@ mod tests {
     #[test]
     fn write_masks_keep_channels() {
         let mut t = [10u8, 20, 30, 40];
-        write_texel(TextureFormat::Rgba8Unorm, &mut t, [1.0; 4], ColorWrites::GREEN | ColorWrites::ALPHA);
+        write_texel(
+            TextureFormat::Rgba8Unorm,
+            &mut t,
+            [1.0; 4],
+            ColorWrites::GREEN | ColorWrites::ALPHA,
+            &SrgbEncoder::new(),
+        );
         assert_eq!(t, [10, 255, 30, 255]);
     }
 

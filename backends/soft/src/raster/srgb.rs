@@ -552,3 +552,41 @@ mod tests {
         }
     }
 }
+
+/// Linear → sRGB encoding by table: 65,536 entries, one per 16-bit step of the linear value.
+/// The table is built from the exact encoder, so it agrees with it everywhere except within
+/// half a 16-bit step of a code boundary (GPUs allow 0.6 ULP there). Held by the device, not
+/// a global.
+pub(crate) struct SrgbEncoder {
+    table: Box<[u8]>,
+}
+
+impl SrgbEncoder {
+    /// Builds the table (about a millisecond).
+    pub(crate) fn new() -> Self {
+        let table = (0..=u16::MAX).map(|i| linear_to_srgb8(f32::from(i) / 65535.0)).collect();
+        Self { table }
+    }
+
+    /// Encodes a linear value (clamped to `[0, 1]`, NaN as 0).
+    #[inline]
+    pub(crate) fn encode(&self, v: f32) -> u8 {
+        let i = (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as usize;
+        self.table.get(i).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod encoder_tests {
+    use super::*;
+
+    #[test]
+    fn the_table_agrees_with_the_exact_encoder_on_every_code() {
+        let e = SrgbEncoder::new();
+        for code in 0..=255u8 {
+            assert_eq!(e.encode(SRGB_TO_LINEAR[code as usize]), code);
+        }
+        assert_eq!(e.encode(f32::NAN), 0);
+        assert_eq!(e.encode(7.0), 255);
+    }
+}

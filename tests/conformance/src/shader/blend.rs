@@ -157,6 +157,12 @@ fn blended(
     constant: Option<[f32; 4]>,
 ) -> Result<[f32; 4], Verdict> {
     let format = TextureFormat::Rgba16Float;
+    if !device.texture_format_support(format).blendable {
+        return Err(Verdict::Declined(format!(
+            "{}: does not blend {format}, which this check needs",
+            device.backend_id()
+        )));
+    }
     let t = target(device, 4, 4, format)?;
     let p = scene_pipeline(device, format, |d| d.color_targets[0].blend = Some(blend))?;
     let clear = Color::new(f64::from(dst[0]), f64::from(dst[1]), f64::from(dst[2]), f64::from(dst[3]));

@@ -29,6 +29,9 @@ pub(crate) const CHECKS: &[Entry] = &[
     ("object_id_survives_r32uint", object_id),
     ("multiple_render_targets", multiple_render_targets),
     ("discard_removes_fragments", discard),
+    ("pipeline_must_match_the_pass", pipeline_matches_pass),
+    ("viewport_rules", viewport_rules),
+    ("draw_past_the_vertex_buffer_refused", draw_past_vertex_buffer),
 ];
 
 fn y_rule(device: &dyn GraphicsDevice) -> CheckResult {
@@ -403,4 +406,87 @@ fn discard(device: &dyn GraphicsDevice) -> CheckResult {
         }
     }
     Ok(())
+}
+
+fn pipeline_matches_pass(device: &dyn GraphicsDevice) -> CheckResult {
+    let t = target(device, 4, 4, TextureFormat::Rgba8Unorm)?;
+    let depth = device
+        .create_texture(&TextureDescriptor::new_2d("depth", 4, 4, TextureFormat::Depth32Float))
+        .ctx("create depth")?;
+    let hdr = scene_pipeline(device, TextureFormat::Rgba16Float, |_| {})?;
+    let plain = scene_pipeline(device, TextureFormat::Rgba8Unorm, |_| {})?;
+    let deep = scene_pipeline(device, TextureFormat::Rgba8Unorm, |d| {
+        d.depth_stencil =
+            Some(DepthStencilState::depth(TextureFormat::Depth32Float, CompareFunction::Less, true));
+    })?;
+    let refused = |r: Result<(), DeviceError>, what: &str| -> CheckResult {
+        match r {
+            Err(DeviceError::Refused { .. } | DeviceError::Validation(_)) => Ok(()),
+            other => fail(format!("{what}: set_pipeline gave {other:?}, expected a refusal")),
+        }
+    };
+    let colour_only = RenderPassDescriptor::color("colour only", ColorAttachment::clear(&t, Color::BLACK));
+    let with_depth = RenderPassDescriptor {
+        depth_stencil_attachment: Some(f3d_hal::DepthStencilAttachment::clear(&depth, 1.0)),
+        ..colour_only.clone()
+    };
+    let mut pass = device.begin_render_pass(&colour_only).ctx("begin_render_pass")?;
+    refused(pass.set_pipeline(&hdr), "an Rgba16Float pipeline in an Rgba8Unorm pass")?;
+    refused(pass.set_pipeline(&deep), "a depth-tested pipeline in a pass without depth")?;
+    pass.set_pipeline(&plain).ctx("a matching pipeline")?;
+    drop(pass);
+    let mut pass = device.begin_render_pass(&with_depth).ctx("begin_render_pass")?;
+    refused(pass.set_pipeline(&plain), "a pipeline without depth state in a pass with a depth attachment")?;
+    pass.set_pipeline(&deep).ctx("a matching depth pipeline")?;
+    Ok(())
+}
+
+fn viewport_rules(device: &dyn GraphicsDevice) -> CheckResult {
+    let t = target(device, 8, 8, TextureFormat::Rgba8Unorm)?;
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("v", ColorAttachment::clear(&t, Color::BLACK)))
+        .ctx("begin_render_pass")?;
+    let base = Viewport::full(8, 8);
+    for (v, what) in [
+        (Viewport { min_depth: 0.8, max_depth: 0.2, ..base }, "min_depth above max_depth"),
+        (Viewport { max_depth: 1.5, ..base }, "max_depth 1.5"),
+        (Viewport { width: 0.0, ..base }, "zero width"),
+        (Viewport { height: f32::NAN, ..base }, "a NaN height"),
+        (Viewport { width: 1e9, ..base }, "a width of 1e9"),
+    ] {
+        ensure!(
+            matches!(pass.set_viewport(v), Err(DeviceError::OutOfBounds { .. })),
+            "a viewport with {what} was not refused as out of bounds"
+        );
+    }
+    pass.set_viewport(Viewport {
+        x: -4.0,
+        y: 2.0,
+        width: 10.0,
+        height: 3.0,
+        min_depth: 0.25,
+        max_depth: 0.75,
+    })
+    .ctx("a valid viewport partly off the target")
+}
+
+fn draw_past_vertex_buffer(device: &dyn GraphicsDevice) -> CheckResult {
+    let t = target(device, 4, 4, TextureFormat::Rgba8Unorm)?;
+    let p = scene_pipeline(device, TextureFormat::Rgba8Unorm, |_| {})?;
+    let vb =
+        crate::draw::buffer(device, &crate::draw::vertex_bytes(&quad(-1.0, -1.0, 1.0, 1.0, 0.5, GREEN)))?;
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("v", ColorAttachment::clear(&t, Color::BLACK)))
+        .ctx("begin_render_pass")?;
+    pass.set_pipeline(&p).ctx("set_pipeline")?;
+    pass.set_vertex_buffer(0, &vb, 0).ctx("set_vertex_buffer")?;
+    ensure!(
+        matches!(pass.draw(0..7, 0..1), Err(DeviceError::OutOfBounds { .. })),
+        "a draw of 7 vertices from a 6-vertex buffer was not refused as out of bounds"
+    );
+    ensure!(
+        matches!(pass.set_vertex_buffer(0, &vb, 2), Err(DeviceError::OutOfBounds { .. })),
+        "a vertex buffer offset of 2 (not a multiple of 4) was accepted"
+    );
+    pass.draw(0..6, 0..1).ctx("a draw of the 6 vertices the buffer holds")
 }

@@ -243,6 +243,8 @@ fn cube_faces(device: &dyn GraphicsDevice) -> CheckResult {
 }
 
 fn float_texture(device: &dyn GraphicsDevice) -> CheckResult {
+    crate::draw::require_sampled(device, TextureFormat::Rgba32Float)?;
+    crate::draw::require_sampled(device, TextureFormat::Rgba16Float)?;
     let values = [-2.5f32, 0.0, 1.5, 1000.25, 0.125, -0.0625, 3.0, 1.0];
     let desc = TextureDescriptor::new_2d("floats", 2, 1, TextureFormat::Rgba32Float);
     let t = device.create_texture(&desc).ctx("create")?;
@@ -299,6 +301,7 @@ fn fs() -> @location(0) vec4<f32> {
 "#;
 
 fn vertex_stage_texture(device: &dyn GraphicsDevice) -> CheckResult {
+    crate::draw::require_sampled(device, TextureFormat::R32Float)?;
     let desc = TextureDescriptor::new_2d("offsets", 1, 1, TextureFormat::R32Float);
     let tex = device.create_texture(&desc).ctx("create")?;
     device.write_texture(&tex, TextureRegion::full(&desc), &1.0f32.to_le_bytes()).ctx("upload")?;
@@ -391,6 +394,7 @@ fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
 "#;
 
 fn load_and_dimensions(device: &dyn GraphicsDevice) -> CheckResult {
+    crate::draw::require_sampled(device, TextureFormat::R32Float)?;
     let desc = TextureDescriptor::new_2d("load", 4, 2, TextureFormat::R32Float).with_mips(2);
     let tex = device.create_texture(&desc).ctx("create")?;
     device
