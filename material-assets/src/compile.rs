@@ -18,11 +18,17 @@ use crate::format::{LoadedMaterial, read_material};
 use crate::layout::{BlockLayout, MaterialLayout, uniform_blocks};
 use crate::{MaterialError, reflect};
 
-/// What compilation needs besides the material: the project folders `#include` searches.
+/// What compilation needs besides the material: the project folders `#include` searches, and
+/// where the model matrix comes from.
 #[derive(Clone, Debug, Default)]
 pub struct CompileOptions {
     /// Project shader folders, searched after the engine library and the material's folder.
     pub include_dirs: Vec<PathBuf>,
+    /// Read the model matrix per instance (three `vec4` rows of the affine transform at
+    /// [`library::INSTANCE_LOCATIONS`](crate::library::INSTANCE_LOCATIONS), a vertex buffer
+    /// stepped per instance) instead of from the per-draw `draw` block: what the renderer
+    /// uses so repeated meshes are one draw.
+    pub instanced: bool,
 }
 
 /// One variant of a material, composed and validated by naga.
@@ -74,7 +80,7 @@ pub fn compile_material(
     if material.vertex.is_some() {
         require_function(material, "vertex")?;
     }
-    let source = compose_material(material, &layout, variant, &options.include_dirs)?;
+    let source = compose_material(material, &layout, variant, &options.include_dirs, options.instanced)?;
     let module = validate_composed(&source, &material.fragment_location)?;
     let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
     let mut files = material.files.clone();

@@ -18,7 +18,7 @@ fn project_includes_are_found_read_once_and_listed() {
     let m = material(
         "\n#include <noise.wgsl>\n#include <ripples.wgsl>\nfn surface(m: ptr<function, MaterialInputs>) { (*m).roughness = ripples(uv0()); }\n",
     );
-    let options = CompileOptions { include_dirs: vec![project()] };
+    let options = CompileOptions { include_dirs: vec![project()], ..CompileOptions::default() };
     let c = compile_material(&m, Variant::Color, &options).unwrap_or_else(|e| panic!("{}", e.diagnostic()));
     assert_eq!(
         c.source.text().matches("fn noise_simplex2(").count(),
@@ -43,8 +43,12 @@ fn errors_inside_an_include_point_into_that_file() {
     std::fs::write(dir.join("broken.wgsl"), "// helpers\nfn helper() -> f32 {\n    return 1.0 +;\n}\n")
         .unwrap();
     let m = material("\n#include <broken.wgsl>\nfn surface(m: ptr<function, MaterialInputs>) {}\n");
-    let e = compile_material(&m, Variant::Color, &CompileOptions { include_dirs: vec![dir.clone()] })
-        .unwrap_err();
+    let e = compile_material(
+        &m,
+        Variant::Color,
+        &CompileOptions { include_dirs: vec![dir.clone()], ..CompileOptions::default() },
+    )
+    .unwrap_err();
     let at = e.location().unwrap();
     assert_eq!((at.path.clone(), at.line), (dir.join("broken.wgsl"), 3), "{}", e.diagnostic());
     let _ = std::fs::remove_dir_all(&dir);

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Variants are preprocessor defines: `F3D_VARIANT_COLOR|DEPTH|SHADOW`, `F3D_LIT|F3D_UNLIT`,
-//! `F3D_SCENE_COLOR`, `F3D_SCENE_DEPTH`, `F3D_BLEND_<MODE>`, `F3D_DOUBLE_SIDED`.
+//! `F3D_SCENE_COLOR`, `F3D_SCENE_DEPTH`, `F3D_BLEND_<MODE>`, `F3D_DOUBLE_SIDED`, and
+//! `F3D_INSTANCED` (the model matrix per instance, from [`INSTANCE_LOCATIONS`], instead of the
+//! per-draw `draw` block).
 
 pub(crate) mod preprocess;
 
@@ -21,7 +23,7 @@ use crate::MaterialError;
 use crate::format::load::UserCode;
 use crate::format::{Blending, Culling, LoadedMaterial, ParamType, ShadingModel};
 use crate::layout::MaterialLayout;
-use crate::library::{ENGINE_ATTRIBUTES, ENGINE_VARYINGS, FIRST_CUSTOM_LOCATION};
+use crate::library::{ENGINE_ATTRIBUTES, ENGINE_VARYINGS, FIRST_CUSTOM_LOCATION, INSTANCE_LOCATIONS};
 use crate::source::{Location, SourceText};
 use preprocess::Preprocessor;
 
@@ -207,15 +209,21 @@ pub fn defines(material: &LoadedMaterial, variant: Variant) -> Vec<String> {
 }
 
 /// Composes `material`'s module for `variant`. `include_dirs` are the project folders
-/// `#include` searches after the engine library and the material's own folder.
+/// `#include` searches after the engine library and the material's own folder; `instanced`
+/// reads the model matrix per instance ([`INSTANCE_LOCATIONS`]) instead of from `draw`.
 pub fn compose_material(
     material: &LoadedMaterial,
     layout: &MaterialLayout,
     variant: Variant,
     include_dirs: &[PathBuf],
+    instanced: bool,
 ) -> Result<ComposedSource, MaterialError> {
     let desc = &material.desc;
-    let mut pre = Preprocessor::new(defines(material, variant), include_dirs);
+    let mut all_defines = defines(material, variant);
+    if instanced {
+        all_defines.push("F3D_INSTANCED".into());
+    }
+    let mut pre = Preprocessor::new(all_defines, include_dirs);
     let dir = material.path().parent().map(|p| p.to_path_buf());
     pre.generated(&format!(
         "// f3d material `{}`, {} variant: composed by f3d_materials; do not edit.\n",
@@ -226,7 +234,7 @@ pub fn compose_material(
     pre.generated("\n// ---- generated: material parameters (@group(1))\n");
     pre.generated(&layout.declarations(desc));
     pre.generated("\n// ---- generated: vertex interface\n");
-    pre.generated(&interface_wgsl(material));
+    pre.generated(&interface_wgsl(material, instanced));
     match &material.vertex {
         Some(code) => {
             pre.generated("\n// ---- material: vertex\n");
@@ -263,12 +271,17 @@ pub fn compose_material(
 
 /// VertexInput/VertexOutput with the material's attributes and varyings, the private globals
 /// user code reads them through, and the copies in and out.
-fn interface_wgsl(material: &LoadedMaterial) -> String {
+fn interface_wgsl(material: &LoadedMaterial, instanced: bool) -> String {
     let desc = &material.desc;
     let interp = |ty: ParamType| if ty == ParamType::Int { "@interpolate(flat) " } else { "" };
     let mut s = String::from("struct VertexInput {\n");
     for a in ENGINE_ATTRIBUTES {
         let _ = writeln!(s, "    @location({}) {}: {},", a.location, a.name, a.wgsl);
+    }
+    if instanced {
+        for (row, location) in INSTANCE_LOCATIONS.iter().enumerate() {
+            let _ = writeln!(s, "    @location({location}) f3d_instance_row{row}: vec4<f32>,");
+        }
     }
     for (i, a) in desc.attributes.iter().enumerate() {
         let _ = writeln!(

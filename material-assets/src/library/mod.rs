@@ -73,6 +73,12 @@ pub const ENGINE_VARYINGS: &[(&str, u32, &str)] = &[
 /// The first location of custom attributes and custom varyings.
 pub const FIRST_CUSTOM_LOCATION: u32 = 8;
 
+/// With `CompileOptions::instanced`, the locations of the three rows of the per-instance
+/// affine model matrix (`vec4<f32>` each: row *i* holds the matrix's *i*-th row, translation
+/// in `w`), read from a vertex buffer stepped per instance. They sit between the engine
+/// attributes and the custom ones.
+pub const INSTANCE_LOCATIONS: [u32; 3] = [5, 6, 7];
+
 /// Bind group numbers (DESIGN §5's convention).
 pub mod groups {
     /// View and frame: camera, exposure, time, lights, shadow map, environment, scene inputs.

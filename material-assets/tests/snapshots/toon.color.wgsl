@@ -313,9 +313,30 @@ fn f3d_vertex_inputs(in: VertexInput) -> VertexInputs {
     return v;
 }
 
+// The object's transform for the current vertex: per instance with F3D_INSTANCED (three rows
+// of the affine model matrix at locations 5-7, the normal matrix derived here), per draw (the
+// `draw` block) without.
+var<private> f3d_model: mat4x4<f32>;
+var<private> f3d_normal_matrix: mat3x3<f32>;
+
+fn f3d_load_transform(in: VertexInput) {
+
+
+
+
+
+
+
+
+
+    f3d_model = draw.model;
+    f3d_normal_matrix = mat3x3<f32>(draw.normal_matrix[0].xyz, draw.normal_matrix[1].xyz, draw.normal_matrix[2].xyz);
+
+}
+
 // Runs the material's vertex hook and returns the world position.
 fn f3d_world_position(v: VertexInputs) -> vec3<f32> {
-    let world = draw.model * vec4<f32>(v.position, 1.0);
+    let world = f3d_model * vec4<f32>(v.position, 1.0);
     return world.xyz / world.w + v.world_offset;
 }
 
@@ -323,14 +344,15 @@ fn f3d_world_position(v: VertexInputs) -> vec3<f32> {
 @vertex
 fn vs_mesh(in: VertexInput) -> VertexOutput {
     f3d_load_attributes(in);
+    f3d_load_transform(in);
     var v = f3d_vertex_inputs(in);
     vertex(&v);
     let world_position = f3d_world_position(v);
     var out: VertexOutput;
     out.clip_position = view.view_proj * vec4<f32>(world_position, 1.0);
     out.world_position = world_position;
-    out.world_normal = f3d_safe_normalize((draw.normal_matrix * vec4<f32>(v.normal, 0.0)).xyz);
-    out.world_tangent = vec4<f32>(f3d_safe_normalize((draw.model * vec4<f32>(v.tangent.xyz, 0.0)).xyz), v.tangent.w);
+    out.world_normal = f3d_safe_normalize(f3d_normal_matrix * v.normal);
+    out.world_tangent = vec4<f32>(f3d_safe_normalize((f3d_model * vec4<f32>(v.tangent.xyz, 0.0)).xyz), v.tangent.w);
     out.uv0 = v.uv0;
     out.color = v.color;
     f3d_store_varyings(&out);
@@ -341,6 +363,8 @@ fn vs_mesh(in: VertexInput) -> VertexOutput {
 struct F3dPositionOnly {
     @builtin(position) clip_position: vec4<f32>,
 }
+
+
 
 
 

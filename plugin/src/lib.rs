@@ -1,0 +1,98 @@
+//! # f3d: the render plugin
+//!
+//! The one crate an app depends on. Add [`F3dRenderPlugin`](plugin::F3dRenderPlugin), spawn
+//! a [`Camera3d`](camera::Camera3d), meshes ([`Mesh3d`](mesh::Mesh3d) +
+//! [`MeshMaterial`](material::MeshMaterial)), lights and an [`Environment`](environment::Environment)
+//! as ordinary entities, and f3d draws them through the HAL on whichever backend the
+//! [`DeviceRegistry`](f3d_hal::DeviceRegistry) opens (a GPU backend when one is compiled in and
+//! available, else the soft rasteriser):
+//!
+//! ```no_run
+//! use f3d::prelude::*;
+//!
+//! fn setup(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials: ResMut<Assets<Material>>) {
+//!     let cube = meshes.add(shapes::cube(1.0));
+//!     let red = materials.add(StandardMaterial::color(srgb(0.8, 0.1, 0.1)).into());
+//!     commands.spawn((Mesh3d(cube), MeshMaterial(red)));
+//!     commands.spawn((DirectionalLight::default(), Transform::from_xyz(3.0, 5.0, 2.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 1.5, 4.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn(Environment::default());
+//!     commands.spawn(Screenshot::to_file("cube.png"));
+//! }
+//!
+//! App::new()
+//!     .add_plugins(F3dRenderPlugin { exit_after_frames: Some(1), ..Default::default() })
+//!     .add_systems(Startup, setup)
+//!     .run();
+//! ```
+//!
+//! ## The frame (DESIGN §2)
+//!
+//! ```text
+//!  main world ──extract──▶ render world (SubApp: ExtractSchedule, then Render)
+//!   Camera3d, Mesh3d,        Extracted*: dense instance batches, lights, camera, assets
+//!   MeshMaterial, lights,        │ RenderSystems::Prepare: upload, pack, pipelines, sort
+//!   Environment, Transform       │ RenderSystems::Graph:   passes added to FrameGraph
+//!                                │ RenderSystems::Execute: compile, execute, read back
+//!                                ▼
+//!                   ScreenshotCaptured / RenderStats back in the main world
+//! ```
+//!
+//! * **Extraction copies only what changed.** Instance components are immutable and hooked,
+//!   transforms are found by `Changed<GlobalTransform>`, assets report their own edits;
+//!   instances live in dense per-batch arrays whose bytes are the instance buffer, so a batch
+//!   of a million cubes is one draw and a static frame uploads nothing.
+//! * **Inline or pipelined** ([`F3dRenderPlugin::pipelined`](plugin::F3dRenderPlugin)): the
+//!   render world runs after the main world, or on its own thread one frame behind; both
+//!   draw the same pixels (a test holds it).
+//! * **Passes** are systems that add to the frame's [`RenderGraph`](f3d_render_graph::RenderGraph)
+//!   ([`passes`]); apps add their own the same way ([`render::graph::FrameGraph`]).
+//! * **Materials** are `.ron` files ([`material::CustomMaterial`]) or the built-in
+//!   [`StandardMaterial`](material::StandardMaterial), compiled through naga for the device.
+//! * Devices are resources ([`RenderDevice`](plugin::RenderDevice)), never globals. Errors in
+//!   user data (a mesh with bad indices, a material that does not compile) are reported once
+//!   on stderr and that thing draws nothing; they never panic the engine.
+//!
+//! Limits today: one camera draws (the active one with the lowest order); headless only
+//! (screenshots read the offscreen target); no frustum culling (batches are drawn whole).
+
+pub mod assets;
+pub mod camera;
+pub mod color;
+pub mod environment;
+pub mod image;
+pub mod light;
+pub mod material;
+pub mod mesh;
+pub mod passes;
+pub mod plugin;
+pub mod render;
+pub mod screenshot;
+pub mod visibility;
+
+/// Re-exported so apps and backends name the same crates.
+pub use {bevy_app, bevy_ecs, bevy_math, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph};
+
+/// What most apps use.
+pub mod prelude {
+    pub use bevy_app::prelude::*;
+    pub use bevy_ecs::prelude::*;
+    pub use bevy_math::prelude::*;
+    pub use bevy_transform::prelude::*;
+
+    pub use crate::assets::{Assets, Handle};
+    pub use crate::camera::{Camera3d, Projection, RenderTarget, Tonemapping};
+    pub use crate::color::{srgb, srgb_hex};
+    pub use crate::environment::{Environment, EnvironmentSource, EquirectImage, Sky};
+    pub use crate::image::{Image, ImageFormat};
+    pub use crate::light::{DirectionalLight, PointLight, ShadowSettings};
+    pub use crate::material::{
+        AlphaMode, CustomMaterial, Material, MeshMaterial, NotShadowCaster, StandardMaterial,
+    };
+    pub use crate::mesh::{Mesh, Mesh3d, shapes};
+    pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
+    pub use crate::render::graph::{FrameGraph, ViewGraph};
+    pub use crate::render::{RenderApp, RenderSystems};
+    pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
+    pub use crate::visibility::Visibility;
+}

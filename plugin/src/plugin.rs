@@ -1,0 +1,323 @@
+//! [`F3dRenderPlugin`]: opens the device and sets up the render world.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bevy_app::{App, First, Last, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_transform::TransformPlugin;
+use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
+
+use crate::assets::Assets;
+use crate::image::Image;
+use crate::material::Material;
+use crate::mesh::Mesh;
+use crate::passes;
+use crate::render::extract::{
+    self, ExtractedAssets, ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights,
+    ExtractedScreenshots, InstanceChanges,
+};
+use crate::render::graph::{
+    FrameGraph, KeepGraphDump, LastGraph, RenderTransients, ReportedErrors, execute_frame_graph,
+};
+use crate::render::instances::RenderInstances;
+use crate::render::prepare::{
+    self, PipelineCache, RenderImages, RenderMaterials, RenderMeshes, ViewResources,
+};
+use crate::render::{ExtractSchedule, Render, RenderApp, RenderSystems, new_render_app, pipelined};
+use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
+
+/// Which backend to open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The registry's order (GPU backends first, soft last); `F3D_BACKEND` overrides.
+    #[default]
+    Auto,
+    /// Only this backend.
+    Named(BackendId),
+}
+
+/// When the depth prepass runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DepthPrepass {
+    /// When a visible material reads the scene depth.
+    #[default]
+    Auto,
+    /// Every frame.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Which standard passes run (a render-world resource; each pass system also sits in its
+/// own [`PassSystems`](crate::passes::PassSystems) set and can be removed outright).
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StandardPasses {
+    /// The directional light's shadow map.
+    pub shadow: bool,
+    /// The depth prepass.
+    pub depth_prepass: DepthPrepass,
+    /// Opaque draws.
+    pub opaque: bool,
+    /// The environment behind everything.
+    pub skybox: bool,
+    /// The scene-colour snapshot (only when a visible material reads it).
+    pub scene_color: bool,
+    /// Translucent draws.
+    pub translucent: bool,
+    /// Tonemap and resolve to the output.
+    pub tonemap: bool,
+}
+
+impl Default for StandardPasses {
+    fn default() -> Self {
+        Self {
+            shadow: true,
+            depth_prepass: DepthPrepass::Auto,
+            opaque: true,
+            skybox: true,
+            scene_color: true,
+            translucent: true,
+            tonemap: true,
+        }
+    }
+}
+
+/// The render plugin. `App::new().add_plugins(F3dRenderPlugin::default())` opens a device
+/// (soft when there is no GPU) and draws every [`Camera3d`](crate::camera::Camera3d).
+#[derive(Clone, Debug)]
+pub struct F3dRenderPlugin {
+    /// Which backend.
+    pub backend: BackendChoice,
+    /// The main target's size (the window, or the headless image).
+    pub size: (u32, u32),
+    /// No window: draw into an offscreen image (screenshots read it). Windowed presentation
+    /// is not available yet; `false` is treated as headless with a note on stderr.
+    pub headless: bool,
+    /// Run the render world on its own thread, one frame behind.
+    pub pipelined: bool,
+    /// Wrap the device in the HAL's validation layer (also `F3D_VALIDATION=1`).
+    pub validation: bool,
+    /// Exit the app once this many frames were rendered (and their screenshots written).
+    pub exit_after_frames: Option<u32>,
+    /// Advance the shader clock by this many seconds per frame instead of the wall clock
+    /// (reproducible pictures: tests, goldens, screenshots).
+    pub fixed_time_step: Option<f64>,
+    /// Which standard passes run.
+    pub passes: StandardPasses,
+}
+
+impl Default for F3dRenderPlugin {
+    fn default() -> Self {
+        Self {
+            backend: BackendChoice::Auto,
+            size: (1280, 720),
+            headless: true,
+            pipelined: false,
+            validation: false,
+            exit_after_frames: None,
+            fixed_time_step: None,
+            passes: StandardPasses::default(),
+        }
+    }
+}
+
+/// The device every f3d system draws with (in both worlds).
+#[derive(Resource, Clone)]
+pub struct RenderDevice(pub Arc<dyn GraphicsDevice>);
+
+impl std::ops::Deref for RenderDevice {
+    type Target = dyn GraphicsDevice;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref()
+    }
+}
+
+/// The plugin's settings as the main world keeps them.
+#[derive(Resource, Clone, Debug)]
+pub struct RenderSettings {
+    /// The main target's size.
+    pub size: (u32, u32),
+    /// See [`F3dRenderPlugin::exit_after_frames`].
+    pub exit_after_frames: Option<u32>,
+    /// See [`F3dRenderPlugin::pipelined`].
+    pub pipelined: bool,
+}
+
+/// The main world's frame counter and shader clock.
+#[derive(Resource, Clone, Debug)]
+pub struct FrameClock {
+    /// Frames started.
+    pub frame: u64,
+    /// Seconds on the shader clock.
+    pub time: f64,
+    step: Option<f64>,
+    started: Instant,
+}
+
+fn tick_clock(mut clock: ResMut<FrameClock>) {
+    clock.frame += 1;
+    clock.time = match clock.step {
+        Some(step) => (clock.frame - 1) as f64 * step,
+        None => clock.started.elapsed().as_secs_f64(),
+    };
+}
+
+/// The device registry of the backends compiled in, in the default order: soft first (tried
+/// last), then the GPU backends. The null backend is registered too but only ever opens
+/// when asked for by name.
+pub fn default_registry() -> DeviceRegistry {
+    let mut registry = DeviceRegistry::new();
+    let _ = register_default_backends(&mut registry);
+    registry
+}
+
+fn register_default_backends(registry: &mut DeviceRegistry) -> Vec<f3d_hal::Registration> {
+    let mut r = Vec::new();
+    // The null backend declines unless forced, so "auto" never picks it.
+    r.push(registry.add_backend(BackendId::NULL, |request| {
+        if request.backend.as_ref() == Some(&BackendId::NULL) {
+            Ok(Arc::new(f3d_backend_null::NullDevice::new(&request.label)) as Arc<dyn GraphicsDevice>)
+        } else {
+            Err(f3d_hal::OpenError::DeviceUnavailable {
+                backend: BackendId::NULL,
+                reason: "the null backend draws nothing; it opens only when named".into(),
+            })
+        }
+    }));
+    r.push(f3d_backend_soft::register_soft_backend(registry));
+    #[cfg(feature = "wgpu")]
+    r.push(f3d_backend_wgpu::register_wgpu_backend(registry));
+    r
+}
+
+/// Opens a device from `registry` for `plugin`'s settings (`F3D_BACKEND`/`F3D_VALIDATION`
+/// apply).
+pub fn open_device(
+    registry: &DeviceRegistry,
+    plugin: &F3dRenderPlugin,
+) -> Result<Arc<dyn GraphicsDevice>, f3d_hal::OpenError> {
+    let mut request = DeviceRequest::new(plugin.size.0, plugin.size.1);
+    request.validation = plugin.validation;
+    request.label = "f3d".into();
+    if let BackendChoice::Named(b) = &plugin.backend {
+        request.backend = Some(b.clone());
+    }
+    registry.open(&request.with_process_env())
+}
+
+/// A resource holding the registry the plugin opens from; apps may insert their own (with
+/// more backends) before the plugin is added.
+#[derive(Resource)]
+pub struct RenderRegistry(pub DeviceRegistry);
+
+impl Plugin for F3dRenderPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<TransformPlugin>() {
+            app.add_plugins(TransformPlugin);
+        }
+        if !self.headless {
+            eprintln!("f3d: windowed presentation is not available yet; rendering headless");
+        }
+        if !app.world().contains_resource::<RenderRegistry>() {
+            app.insert_resource(RenderRegistry(default_registry()));
+        }
+        app.init_resource::<Assets<Mesh>>()
+            .init_resource::<Assets<Image>>()
+            .init_resource::<Assets<Material>>()
+            .init_resource::<InstanceChanges>()
+            .init_resource::<RenderStats>()
+            .add_message::<ScreenshotCaptured>()
+            .insert_resource(RenderSettings {
+                size: (self.size.0.max(1), self.size.1.max(1)),
+                exit_after_frames: self.exit_after_frames,
+                pipelined: self.pipelined,
+            })
+            .insert_resource(FrameClock {
+                frame: 0,
+                time: 0.0,
+                step: self.fixed_time_step,
+                started: Instant::now(),
+            })
+            .add_systems(First, (tick_clock, screenshot::receive_render_reports))
+            .add_systems(Last, screenshot::count_screenshot_requests);
+    }
+
+    fn finish(&self, app: &mut App) {
+        let opened = {
+            let registry = &app.world().resource::<RenderRegistry>().0;
+            open_device(registry, self)
+        };
+        let device = match opened {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("f3d: no device: {e}");
+                app.world_mut().write_message(bevy_app::AppExit::error());
+                return;
+            }
+        };
+        let (sender, receiver) = crossbeam_channel::unbounded();
+        app.insert_resource(RenderDevice(device.clone()));
+        app.insert_resource(RenderReportReceiver { receiver });
+        let view = match ViewResources::new(device.as_ref()) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("f3d: the render world cannot start: {e}");
+                app.world_mut().write_message(bevy_app::AppExit::error());
+                return;
+            }
+        };
+        let mut render = new_render_app();
+        render
+            .insert_resource(RenderDevice(device))
+            .insert_resource(RenderReports { sender })
+            .insert_resource(view)
+            .insert_resource(self.passes)
+            .init_resource::<ExtractedFrame>()
+            .init_resource::<ExtractedCamera>()
+            .init_resource::<ExtractedLights>()
+            .init_resource::<ExtractedEnvironment>()
+            .init_resource::<ExtractedAssets>()
+            .init_resource::<ExtractedScreenshots>()
+            .init_resource::<RenderInstances>()
+            .init_resource::<RenderMeshes>()
+            .init_resource::<RenderImages>()
+            .init_resource::<RenderMaterials>()
+            .init_resource::<PipelineCache>()
+            .init_resource::<FrameGraph>()
+            .init_resource::<RenderTransients>()
+            .init_resource::<ReportedErrors>()
+            .init_resource::<LastGraph>()
+            .init_resource::<KeepGraphDump>();
+        render.add_systems(
+            ExtractSchedule,
+            (
+                extract::extract_frame,
+                extract::extract_camera,
+                extract::extract_lights,
+                extract::extract_environment,
+                extract::extract_assets,
+                extract::extract_instances,
+                extract::extract_screenshots,
+            )
+                .chain(),
+        );
+        render.add_systems(
+            Render,
+            (
+                prepare::assets::prepare_assets,
+                prepare::materials::prepare_materials,
+                prepare::view::prepare_environment,
+                prepare::draws::prepare_frame,
+            )
+                .chain()
+                .in_set(RenderSystems::Prepare),
+        );
+        passes::add_standard_passes(&mut render);
+        render.add_systems(Render, execute_frame_graph.in_set(RenderSystems::Execute));
+        app.insert_sub_app(RenderApp, render);
+        if self.pipelined {
+            pipelined::enable(app);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The frame's render graph: begun by prepare, filled by the systems of
+//! [`RenderSystems::Graph`](super::RenderSystems::Graph), compiled and executed here.
+//!
+//! A pass system takes `ResMut<FrameGraph>`, reads the view's current texture versions from
+//! [`ViewGraph`], adds its pass with `graph.add_pass`, and stores the versions it wrote back.
+//! That is the whole custom-pass API (see `examples/custom_pass`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use f3d_hal::{Color, LoadOp, TextureHandle, TextureRegion};
+use f3d_render_graph::{CompiledGraph, RenderGraph, TextureId, TransientPool};
+
+use super::prepare::PreparedFrame;
+use crate::plugin::RenderDevice;
+use crate::render::extract::{ExtractedFrame, ExtractedScreenshots};
+use crate::screenshot::{RenderReport, RenderReports, ScreenshotCaptured};
+
+/// The view's textures in this frame's graph, at their current versions.
+pub struct ViewGraph {
+    /// The target size.
+    pub size: (u32, u32),
+    /// What prepare made ready.
+    pub frame: Arc<PreparedFrame>,
+    /// Linear HDR scene colour (current version).
+    pub hdr: TextureId,
+    /// Whether a pass has written `hdr` yet (the first writer clears it).
+    pub hdr_written: bool,
+    /// Scene depth (current version).
+    pub depth: TextureId,
+    /// Whether a pass has written `depth` yet.
+    pub depth_written: bool,
+    /// The directional light's shadow map, when it casts shadows.
+    pub shadow_map: Option<TextureId>,
+    /// Whether the shadow pass wrote it.
+    pub shadow_map_written: bool,
+    /// The opaque scene's colour snapshot, when a material reads it.
+    pub scene_color: Option<TextureId>,
+    /// The opaque scene's depth snapshot, when a material reads it (a copy, so the
+    /// translucent pass can test against `depth` and sample this).
+    pub scene_depth: Option<TextureId>,
+    /// The output target (imported; sRGB RGBA8).
+    pub output: TextureId,
+    /// The output's texture (read back by screenshots).
+    pub output_texture: TextureHandle,
+}
+
+impl ViewGraph {
+    /// How a pass writing `hdr` starts: cleared to the camera's colour by the first writer,
+    /// loaded after that. Marks it written.
+    pub fn hdr_load(&mut self) -> LoadOp<Color> {
+        let c = self.frame.clear_color;
+        let load = if self.hdr_written {
+            LoadOp::Load
+        } else {
+            LoadOp::Clear(Color::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2]), f64::from(c[3])))
+        };
+        self.hdr_written = true;
+        load
+    }
+
+    /// How a pass writing `depth` starts (cleared to 1 by the first writer).
+    pub fn depth_load(&mut self) -> LoadOp<f32> {
+        let load = if self.depth_written { LoadOp::Load } else { LoadOp::Clear(1.0) };
+        self.depth_written = true;
+        load
+    }
+}
+
+/// The graph being built this frame and the view's place in it.
+#[derive(Resource, Default)]
+pub struct FrameGraph {
+    /// The graph.
+    pub graph: RenderGraph,
+    /// The view, when a camera draws this frame.
+    pub view: Option<ViewGraph>,
+}
+
+/// Transient textures kept across frames.
+#[derive(Resource, Default)]
+pub struct RenderTransients(pub TransientPool);
+
+/// The last compiled graph's text dump and dot graph (for `f3d graph` and debugging).
+#[derive(Resource, Default, Clone, Debug)]
+pub struct LastGraph {
+    /// [`CompiledGraph::dump`].
+    pub dump: String,
+    /// [`CompiledGraph::to_dot`].
+    pub dot: String,
+}
+
+/// Errors already reported (each once).
+#[derive(Resource, Default)]
+pub struct ReportedErrors(HashSet<String>);
+
+impl ReportedErrors {
+    /// Prints `message` the first time it is seen.
+    pub fn report(&mut self, message: String) {
+        if self.0.insert(message.clone()) {
+            eprintln!("f3d: {message}");
+        }
+    }
+}
+
+/// Whether to keep the compiled graph's dump (set by tools).
+#[derive(Resource, Default, Clone, Copy)]
+pub struct KeepGraphDump(pub bool);
+
+/// Compiles and executes the frame's graph, reads back screenshots and reports the frame.
+#[allow(clippy::too_many_arguments)]
+pub fn execute_frame_graph(
+    device: Res<RenderDevice>,
+    frame: Res<ExtractedFrame>,
+    mut graph: ResMut<FrameGraph>,
+    mut pool: ResMut<RenderTransients>,
+    mut screenshots: ResMut<ExtractedScreenshots>,
+    mut errors: ResMut<ReportedErrors>,
+    keep: Res<KeepGraphDump>,
+    mut last: ResMut<LastGraph>,
+    reports: Option<Res<RenderReports>>,
+) {
+    let started = std::time::Instant::now();
+    let FrameGraph { graph, view } = std::mem::take(&mut *graph);
+    let device = device.0.as_ref();
+    let mut output = None;
+    if let Some(view) = view {
+        let compiled: Option<CompiledGraph> = match graph.compile(view.size) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                errors.report(format!("the frame graph does not compile: {e}"));
+                None
+            }
+        };
+        if let Some(compiled) = compiled {
+            if keep.0 {
+                *last = LastGraph { dump: compiled.dump(), dot: compiled.to_dot() };
+            }
+            if let Err(e) = device.begin_frame() {
+                errors.report(format!("begin_frame: {e}"));
+            } else if let Err(e) = compiled.execute(device, &mut pool.0) {
+                errors.report(format!("frame: {e}"));
+            }
+            if let Some(loss) = device.take_loss_report() {
+                errors.report(format!("the device was lost: {loss}"));
+            }
+        }
+        output = Some(view.output_texture);
+    }
+    let requests = std::mem::take(&mut screenshots.0);
+    let mut captured = Vec::new();
+    for request in requests {
+        let result = match &output {
+            Some(texture) => device
+                .readback(texture, TextureRegion::full(texture.descriptor()))
+                .and_then(|p| p.wait())
+                .map_err(|e| e.to_string()),
+            None => Err("no camera drew this frame".to_owned()),
+        };
+        captured.push(ScreenshotCaptured::from_readback(request, result));
+    }
+    let cpu_time = started.elapsed();
+    if let Some(reports) = reports {
+        for shot in captured {
+            let _ = reports.sender.send(RenderReport::Screenshot(shot));
+        }
+        let _ = reports.sender.send(RenderReport::FrameDone { frame: frame.frame, execute_time: cpu_time });
+    }
+}

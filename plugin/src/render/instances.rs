@@ -1,0 +1,220 @@
+//! Dense render-world storage of mesh instances, grouped into batches that draw with one
+//! instanced call each.
+//!
+//! ```text
+//!  entity index ──location[]──▶ (batch, slot) ──▶ batches[b].transforms[slot]  (48 B, GPU layout)
+//!                                                  batches[b].entities[slot]
+//! ```
+//!
+//! A batch is every visible instance of one (mesh, material, shadow casting) triple. Its
+//! `transforms` are exactly the bytes of its instance buffer (three rows of the affine model
+//! matrix), so a changed transform is one 48-byte store plus a dirty range, and an unchanged
+//! frame uploads nothing. Removal swaps the last instance into the hole.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use bevy_ecs::entity::Entity;
+use bevy_ecs::prelude::Resource;
+use bevy_math::Affine3A;
+
+/// Bytes per instance in an instance buffer.
+pub(crate) const INSTANCE_STRIDE: u32 = 48;
+
+/// The rows of an affine transform as the shader reads them.
+pub(crate) type InstanceRows = [f32; 12];
+
+/// `affine`'s three rows (x, y, z axes in columns, translation in `w`).
+#[inline]
+pub(crate) fn instance_rows(affine: &Affine3A) -> InstanceRows {
+    let m = affine.matrix3;
+    let t = affine.translation;
+    [
+        m.x_axis.x, m.y_axis.x, m.z_axis.x, t.x, //
+        m.x_axis.y, m.y_axis.y, m.z_axis.y, t.y, //
+        m.x_axis.z, m.y_axis.z, m.z_axis.z, t.z,
+    ]
+}
+
+/// What instances of one batch share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BatchKey {
+    /// The mesh asset's slot.
+    pub mesh: u32,
+    /// The material asset's slot.
+    pub material: u32,
+    /// Whether these instances cast shadows.
+    pub casts_shadows: bool,
+}
+
+/// One batch.
+pub(crate) struct InstanceBatch {
+    pub key: BatchKey,
+    pub transforms: Vec<InstanceRows>,
+    pub entities: Vec<Entity>,
+    /// Instances whose transform changed since the last upload.
+    pub dirty: Option<Range<usize>>,
+    /// Whether the instance count changed (the buffer may need to grow).
+    pub resized: bool,
+    /// The instance buffer and how many instances it holds room for.
+    pub buffer: Option<(f3d_hal::GeometryBuffer, usize)>,
+}
+
+impl InstanceBatch {
+    fn mark(&mut self, slot: usize) {
+        self.dirty = Some(match self.dirty.take() {
+            Some(r) => r.start.min(slot)..r.end.max(slot + 1),
+            None => slot..slot + 1,
+        });
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Location {
+    entity: Entity,
+    batch: u32,
+    slot: u32,
+}
+
+/// Every visible mesh instance, batched.
+#[derive(Resource, Default)]
+pub struct RenderInstances {
+    pub(crate) batches: Vec<InstanceBatch>,
+    batch_of: HashMap<BatchKey, u32>,
+    /// By entity index.
+    location: Vec<Option<Location>>,
+}
+
+impl RenderInstances {
+    /// How many instances there are.
+    pub fn len(&self) -> usize {
+        self.batches.iter().map(|b| b.entities.len()).sum()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.batches.iter().all(|b| b.entities.is_empty())
+    }
+
+    /// How many batches hold instances.
+    pub fn batch_count(&self) -> usize {
+        self.batches.iter().filter(|b| !b.entities.is_empty()).count()
+    }
+
+    fn location(&self, entity: Entity) -> Option<Location> {
+        self.location.get(entity.index_u32() as usize).copied().flatten().filter(|l| l.entity == entity)
+    }
+
+    /// Adds or moves `entity` into the batch of `key`.
+    pub(crate) fn insert(&mut self, entity: Entity, key: BatchKey, rows: InstanceRows) {
+        if let Some(loc) = self.location(entity) {
+            if self.batches[loc.batch as usize].key == key {
+                self.set_transform_at(loc, rows);
+                return;
+            }
+            self.remove(entity);
+        }
+        let b = *self.batch_of.entry(key).or_insert_with(|| {
+            self.batches.push(InstanceBatch {
+                key,
+                transforms: Vec::new(),
+                entities: Vec::new(),
+                dirty: None,
+                resized: true,
+                buffer: None,
+            });
+            (self.batches.len() - 1) as u32
+        });
+        let batch = &mut self.batches[b as usize];
+        let slot = batch.entities.len();
+        batch.entities.push(entity);
+        batch.transforms.push(rows);
+        batch.mark(slot);
+        batch.resized = true;
+        let index = entity.index_u32() as usize;
+        if self.location.len() <= index {
+            self.location.resize(index + 1, None);
+        }
+        self.location[index] = Some(Location { entity, batch: b, slot: slot as u32 });
+    }
+
+    /// Removes `entity` (nothing when it has no instance).
+    pub(crate) fn remove(&mut self, entity: Entity) {
+        let Some(loc) = self.location(entity) else { return };
+        self.location[entity.index_u32() as usize] = None;
+        let batch = &mut self.batches[loc.batch as usize];
+        let slot = loc.slot as usize;
+        batch.entities.swap_remove(slot);
+        batch.transforms.swap_remove(slot);
+        batch.resized = true;
+        if slot < batch.entities.len() {
+            batch.mark(slot);
+            let moved = batch.entities[slot];
+            if let Some(Some(l)) = self.location.get_mut(moved.index_u32() as usize) {
+                l.slot = slot as u32;
+            }
+        }
+        if let Some(r) = &batch.dirty {
+            let len = batch.entities.len();
+            batch.dirty = (r.start < len).then(|| r.start..r.end.min(len));
+        }
+    }
+
+    /// Updates `entity`'s transform; false when it has no instance.
+    #[inline]
+    pub(crate) fn set_transform(&mut self, entity: Entity, rows: InstanceRows) -> bool {
+        match self.location(entity) {
+            Some(loc) => {
+                self.set_transform_at(loc, rows);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn set_transform_at(&mut self, loc: Location, rows: InstanceRows) {
+        let batch = &mut self.batches[loc.batch as usize];
+        batch.transforms[loc.slot as usize] = rows;
+        batch.mark(loc.slot as usize);
+    }
+}
+
+/// The bytes of instance rows, as the instance buffer holds them.
+pub(crate) fn rows_as_bytes(rows: &[InstanceRows]) -> &[u8] {
+    // SAFETY: `[f32; 12]` has no padding and every byte of an f32 is initialised, so the
+    // slice's memory is `size_of_val(rows)` initialised bytes, aligned for u8; the returned
+    // slice borrows `rows`. f3d targets little-endian machines, where these are the
+    // little-endian bytes the shader reads.
+    unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u8>(), std::mem::size_of_val(rows)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(x: f32) -> InstanceRows {
+        instance_rows(&Affine3A::from_translation(bevy_math::Vec3::new(x, 0.0, 0.0)))
+    }
+
+    #[test]
+    fn removal_keeps_the_batch_dense() {
+        let mut world = bevy_ecs::world::World::new();
+        let e: Vec<Entity> = (0..3).map(|_| world.spawn_empty().id()).collect();
+        let key = BatchKey { mesh: 0, material: 0, casts_shadows: true };
+        let mut inst = RenderInstances::default();
+        for (i, &entity) in e.iter().enumerate() {
+            inst.insert(entity, key, rows(i as f32));
+        }
+        inst.remove(e[0]);
+        assert_eq!(inst.len(), 2);
+        // e[2] moved into slot 0 and can still be updated.
+        assert!(inst.set_transform(e[2], rows(9.0)));
+        assert_eq!(inst.batches[0].transforms[0][3], 9.0);
+        assert!(!inst.set_transform(e[0], rows(1.0)));
+        // Moving to another batch.
+        inst.insert(e[1], BatchKey { material: 1, ..key }, rows(5.0));
+        assert_eq!(inst.batch_count(), 2);
+        assert_eq!(inst.len(), 2);
+    }
+}

@@ -1,0 +1,286 @@
+//! The frame's draw lists: instance buffers uploaded for batches that changed, pipelines
+//! resolved per batch and pass, opaque batches sorted front to back, translucent instances
+//! back to front. Ends by beginning the frame's graph with the view's textures.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use bevy_math::Vec3;
+use f3d_hal::{
+    CompareFunction, CullMode, GeometryDescriptor, GeometryUsages, GraphicsDevice, ResourceState,
+    TextureFormat,
+};
+use f3d_materials::Variant;
+use f3d_render_graph::{RenderGraph, TextureDesc};
+
+use super::pipelines::RenderState;
+use super::view::pack_view;
+use super::{
+    BoundMaterial, DrawItem, PipelineCache, PreparedFrame, RenderImages, RenderMaterials, RenderMeshes,
+    ViewResources,
+};
+use crate::camera::RenderTarget;
+use crate::plugin::{DepthPrepass, RenderDevice, StandardPasses};
+use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
+use crate::render::graph::{FrameGraph, ViewGraph};
+use crate::render::instances::{INSTANCE_STRIDE, InstanceBatch, RenderInstances, rows_as_bytes};
+use crate::render::prepare::materials::TextureSource;
+
+/// The depth format of the view.
+pub const DEPTH_FORMAT: TextureFormat = TextureFormat::Depth32Float;
+
+fn upload_instances(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
+    let len = batch.transforms.len();
+    if len == 0 {
+        batch.dirty = None;
+        batch.resized = false;
+        return;
+    }
+    let fits = batch.buffer.as_ref().is_some_and(|(_, cap)| *cap >= len);
+    if !fits {
+        let capacity = len.next_power_of_two();
+        let mut bytes = rows_as_bytes(&batch.transforms).to_vec();
+        bytes.resize(capacity * INSTANCE_STRIDE as usize, 0);
+        let desc = GeometryDescriptor {
+            label: "f3d instances".into(),
+            size: bytes.len() as u64,
+            usage: GeometryUsages::VERTEX,
+        };
+        match device.create_geometry(&desc, Some(&bytes)) {
+            Ok(b) => batch.buffer = Some((b, capacity)),
+            Err(e) => {
+                eprintln!("f3d: instance buffer of {capacity} instances refused: {e}");
+                batch.buffer = None;
+            }
+        }
+    } else if let (Some(range), Some((buffer, _))) = (batch.dirty.clone(), &batch.buffer) {
+        let bytes = rows_as_bytes(&batch.transforms[range.start..range.end.min(len)]);
+        if let Err(e) = device.write_geometry(buffer, (range.start * INSTANCE_STRIDE as usize) as u64, bytes)
+        {
+            eprintln!("f3d: instance upload failed: {e}");
+        }
+    }
+    batch.dirty = None;
+    batch.resized = false;
+}
+
+fn translation(batch: &InstanceBatch, slot: usize) -> Vec3 {
+    let r = &batch.transforms[slot];
+    Vec3::new(r[3], r[7], r[11])
+}
+
+/// Prepares the frame: instance uploads, uniforms, draw lists; begins the graph.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_frame(
+    device: Res<RenderDevice>,
+    frame: Res<ExtractedFrame>,
+    camera: Res<ExtractedCamera>,
+    lights: Res<ExtractedLights>,
+    environment: Res<ExtractedEnvironment>,
+    passes: Res<StandardPasses>,
+    mut instances: ResMut<RenderInstances>,
+    mut meshes: ResMut<RenderMeshes>,
+    images: Res<RenderImages>,
+    materials: Res<RenderMaterials>,
+    mut pipelines: ResMut<PipelineCache>,
+    mut view_res: ResMut<ViewResources>,
+    mut graph: ResMut<FrameGraph>,
+) {
+    let device = device.0.as_ref();
+    for batch in instances.batches.iter_mut() {
+        if batch.dirty.is_some() || batch.resized {
+            upload_instances(device, batch);
+        }
+    }
+    let Some(camera) = camera.0.as_ref() else {
+        *graph = FrameGraph::default();
+        return;
+    };
+    let size = match camera.target {
+        RenderTarget::Window => frame.size,
+        RenderTarget::Image { width, height } => (width, height),
+    };
+    let size = (size.0.clamp(1, 8192), size.1.clamp(1, 8192));
+    let env = environment.environment.as_ref();
+    let uniforms = pack_view(&view_res, &frame, camera, &lights, env.map_or(1.0, |e| e.intensity), size);
+    let hdr = device.hdr_color_format();
+    let forward = -camera.world_from_view.z_axis.truncate().normalize_or_zero();
+    let cam = uniforms.camera_position;
+    let shadow_map_size = if passes.shadow { uniforms.shadow_map_size } else { None };
+
+    let mut bound: HashMap<u32, Arc<BoundMaterial>> = HashMap::new();
+    let mut opaque: Vec<(f32, DrawItem)> = Vec::new();
+    let mut translucent: Vec<(f32, DrawItem)> = Vec::new();
+    let mut shadow = Vec::new();
+    let mut depth_prepass = Vec::new();
+    let (mut needs_scene_color, mut needs_scene_depth) = (false, false);
+    let want_prepass = match passes.depth_prepass {
+        DepthPrepass::Always => true,
+        DepthPrepass::Never => false,
+        DepthPrepass::Auto => instances.batches.iter().any(|b| {
+            !b.entities.is_empty() && materials.get(b.key.material).is_some_and(|m| m.needs_scene_depth)
+        }),
+    };
+
+    for batch in &instances.batches {
+        if batch.entities.is_empty() {
+            continue;
+        }
+        let (Some(mesh), Some(material), Some((buffer, _))) = (
+            meshes.get(batch.key.mesh).cloned(),
+            materials.get(batch.key.material).cloned(),
+            batch.buffer.clone(),
+        ) else {
+            continue;
+        };
+        let bound_material = bound
+            .entry(batch.key.material)
+            .or_insert_with(|| {
+                let textures = material
+                    .textures
+                    .iter()
+                    .filter_map(|(name, source)| {
+                        let t = match source {
+                            TextureSource::Image(i) => {
+                                images.get(*i).cloned().or_else(|| view_res.texel(device, [255; 4]))
+                            }
+                            TextureSource::Texel(t) => view_res.texel(device, *t),
+                        }?;
+                        Some((name.clone(), t))
+                    })
+                    .collect();
+                Arc::new(BoundMaterial { block: material.block.clone(), textures })
+            })
+            .clone();
+        let shader = &material.shader;
+        let attributes = shader.attributes();
+        let custom = if attributes.is_empty() {
+            None
+        } else {
+            meshes.custom_buffer(device, batch.key.mesh, &attributes)
+        };
+        if !attributes.is_empty() && custom.is_none() {
+            continue;
+        }
+        let desc = &shader.loaded.desc;
+        let depth_state = desc.depth_state();
+        let cull = desc.culling.to_hal();
+        let item = |pipeline, range| DrawItem {
+            pipeline,
+            mesh: mesh.clone(),
+            material: bound_material.clone(),
+            instances: buffer.clone(),
+            instance_range: range,
+            custom: custom.clone(),
+        };
+        let count = batch.entities.len() as u32;
+        if material.is_translucent() {
+            needs_scene_color |= material.needs_scene_color;
+            needs_scene_depth |= material.needs_scene_depth;
+            let state = RenderState {
+                color: Some((hdr, desc.blending.blend_state())),
+                depth: Some((DEPTH_FORMAT, depth_state.write, depth_state.compare.to_hal())),
+                cull,
+            };
+            let Some(p) = pipelines.material(device, shader, Variant::Color, state) else { continue };
+            for slot in 0..batch.entities.len() {
+                let d = (translation(batch, slot) - cam).dot(forward);
+                translucent.push((d, item(p.clone(), slot as u32..slot as u32 + 1)));
+            }
+            continue;
+        }
+        let state = RenderState {
+            color: Some((hdr, None)),
+            depth: Some((DEPTH_FORMAT, depth_state.write, depth_state.compare.to_hal())),
+            cull,
+        };
+        let Some(p) = pipelines.material(device, shader, Variant::Color, state) else { continue };
+        let d = (translation(batch, 0) - cam).dot(forward) - mesh.radius;
+        opaque.push((d, item(p, 0..count)));
+        if want_prepass {
+            let state = RenderState {
+                color: None,
+                depth: Some((DEPTH_FORMAT, true, CompareFunction::LessEqual)),
+                cull,
+            };
+            if let Some(p) = pipelines.material(device, shader, Variant::DepthOnly, state) {
+                depth_prepass.push(item(p, 0..count));
+            }
+        }
+        if shadow_map_size.is_some() && batch.key.casts_shadows {
+            let state = RenderState {
+                color: None,
+                depth: Some((DEPTH_FORMAT, true, CompareFunction::LessEqual)),
+                cull: CullMode::None,
+            };
+            if let Some(p) = pipelines.material(device, shader, Variant::Shadow, state) {
+                shadow.push(item(p, 0..count));
+            }
+        }
+    }
+    opaque.sort_by(|a, b| a.0.total_cmp(&b.0));
+    translucent.sort_by(|a, b| b.0.total_cmp(&a.0));
+
+    let skybox = match env {
+        Some(e) if e.skybox && passes.skybox && view_res.has_environment => {
+            let module = view_res.skybox_module.clone();
+            pipelines.library(device, &module, ("vs_skybox", "fs_skybox"), hdr, Some(DEPTH_FORMAT))
+        }
+        _ => None,
+    };
+    let output = view_res.output(device, size);
+    let tonemap = output.as_ref().and_then(|out| {
+        let module = view_res.tonemap_module.clone();
+        let format = out.descriptor().format;
+        let p = pipelines.library(device, &module, ("vs_fullscreen", "fs_tonemap"), format, None)?;
+        let mut w = super::uniforms::BlockWriter::new(&view_res.tonemap_layout);
+        w.f32("exposure", camera.exposure)
+            .u32("curve", camera.tonemapping.shader_value())
+            .u32("encode_srgb", u32::from(!format.facts().srgb));
+        Some((p, w.finish()))
+    });
+    let prepared = Arc::new(PreparedFrame {
+        size,
+        hdr_format: hdr,
+        view_block: uniforms.view,
+        lights_block: uniforms.lights,
+        bindings: view_res.bindings.clone(),
+        shadow,
+        shadow_map_size,
+        depth_prepass,
+        opaque: opaque.into_iter().map(|(_, i)| i).collect(),
+        translucent: translucent.into_iter().map(|(_, i)| i).collect(),
+        skybox,
+        tonemap,
+        needs_scene_color,
+        needs_scene_depth,
+        clear_color: camera.clear_color,
+        depth_copy: view_res.depth_copy.clone(),
+    });
+
+    let Some(output) = output else {
+        *graph = FrameGraph::default();
+        return;
+    };
+    let mut g = RenderGraph::with_capacity(12, 8);
+    let output_id = g.import_texture("output", output.clone(), ResourceState::Undefined);
+    let hdr_id = g.create_texture("scene_color", TextureDesc::relative(1.0, hdr));
+    let depth_id = g.create_texture("depth", TextureDesc::relative(1.0, DEPTH_FORMAT));
+    let shadow_id = shadow_map_size.map(|s| g.create_texture("shadow_map", TextureDesc::depth(s, s)));
+    graph.graph = g;
+    graph.view = Some(ViewGraph {
+        size,
+        frame: prepared,
+        hdr: hdr_id,
+        hdr_written: false,
+        depth: depth_id,
+        depth_written: false,
+        shadow_map: shadow_id,
+        shadow_map_written: false,
+        scene_color: None,
+        scene_depth: None,
+        output: output_id,
+        output_texture: output,
+    });
+}

@@ -1,0 +1,266 @@
+//! The pipeline cache: one pipeline per material source × variant × vertex layout × render
+//! state, made on first use; binding names resolved to slots once per pipeline.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use f3d_hal::{
+    BindingSlot, BlendState, ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthStencilState,
+    GraphicsDevice, PipelineDescriptor, PipelineHandle, PrimitiveState, ShaderDescriptor, ShaderStage,
+    TextureFormat, ValidatedModule, VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
+};
+use f3d_materials::Variant;
+use f3d_materials::library::INSTANCE_LOCATIONS;
+
+use super::assets::custom_format;
+use super::materials::MaterialShader;
+use crate::mesh::ENGINE_VERTEX_STRIDE;
+use crate::render::instances::INSTANCE_STRIDE;
+
+/// Binding slots of one pipeline, by what the renderer binds.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineSlots {
+    /// `view`.
+    pub view: Option<BindingSlot>,
+    /// `lights`.
+    pub lights: Option<BindingSlot>,
+    /// `shadow_map` and its sampler.
+    pub shadow_map: Option<(BindingSlot, Option<BindingSlot>)>,
+    /// `environment_radiance` and its sampler.
+    pub environment: Option<(BindingSlot, Option<BindingSlot>)>,
+    /// `brdf_lut` and its sampler.
+    pub brdf_lut: Option<(BindingSlot, Option<BindingSlot>)>,
+    /// `scene_color_texture` and its sampler.
+    pub scene_color: Option<(BindingSlot, Option<BindingSlot>)>,
+    /// `scene_depth_texture`.
+    pub scene_depth: Option<BindingSlot>,
+    /// `material_params`.
+    pub material_params: Option<BindingSlot>,
+    /// Each material texture: (parameter name, texture slot, sampler slot).
+    pub textures: Vec<(String, BindingSlot, Option<BindingSlot>)>,
+}
+
+impl PipelineSlots {
+    /// Resolves the names the renderer binds on `pipeline`.
+    pub fn resolve(pipeline: &PipelineHandle, texture_params: &[String]) -> Self {
+        let layout = pipeline.bindings();
+        let pair = |name: &str| layout.slot(name).map(|s| (s, layout.slot(&format!("{name}_sampler"))));
+        Self {
+            view: layout.slot("view"),
+            lights: layout.slot("lights"),
+            shadow_map: pair("shadow_map"),
+            environment: pair("environment_radiance"),
+            brdf_lut: pair("brdf_lut"),
+            scene_color: pair("scene_color_texture"),
+            scene_depth: layout.slot("scene_depth_texture"),
+            material_params: layout.slot("material_params"),
+            textures: texture_params
+                .iter()
+                .filter_map(|n| layout.slot(n).map(|s| (n.clone(), s, layout.slot(&format!("{n}_sampler")))))
+                .collect(),
+        }
+    }
+}
+
+/// A pipeline and its slots.
+pub struct GpuPipeline {
+    /// The pipeline.
+    pub handle: PipelineHandle,
+    /// Its binding slots.
+    pub slots: PipelineSlots,
+}
+
+/// The fixed-function state of a material pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RenderState {
+    /// The colour target and its blending, or none (depth-only passes).
+    pub color: Option<(TextureFormat, Option<BlendState>)>,
+    /// Depth format, write, compare.
+    pub depth: Option<(TextureFormat, bool, CompareFunction)>,
+    /// Culling.
+    pub cull: CullMode,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct MaterialPipelineKey {
+    shader: u64,
+    variant: Variant,
+    custom: Vec<VertexFormat>,
+    state: RenderState,
+}
+
+/// Pipelines made so far.
+#[derive(Resource, Default)]
+pub struct PipelineCache {
+    material: HashMap<MaterialPipelineKey, Option<Arc<GpuPipeline>>>,
+    library: HashMap<(&'static str, TextureFormat, Option<TextureFormat>), Option<Arc<GpuPipeline>>>,
+}
+
+impl PipelineCache {
+    /// How many pipelines were made (or refused).
+    pub fn len(&self) -> usize {
+        self.material.len() + self.library.len()
+    }
+
+    /// Whether none was made.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pipeline of `shader`'s `variant` with this state; `None` when the material does
+    /// not compile or the device refuses (reported once).
+    pub fn material(
+        &mut self,
+        device: &dyn GraphicsDevice,
+        shader: &MaterialShader,
+        variant: Variant,
+        state: RenderState,
+    ) -> Option<Arc<GpuPipeline>> {
+        let attributes = shader.attributes();
+        let custom: Vec<VertexFormat> = attributes.iter().map(|(_, t)| custom_format(*t)).collect();
+        let key = MaterialPipelineKey { shader: shader.id, variant, custom, state };
+        if let Some(p) = self.material.get(&key) {
+            return p.clone();
+        }
+        let made = make_material_pipeline(device, shader, &key).map_err(|e| {
+            eprintln!(
+                "f3d: no pipeline for material `{}` ({} variant): {e}",
+                shader.loaded.desc.name,
+                variant.name()
+            );
+        });
+        let p = made.ok().map(Arc::new);
+        self.material.insert(key, p.clone());
+        p
+    }
+
+    /// A full-screen library pipeline (`skybox.wgsl`, `tonemap.wgsl`) drawing into `color`.
+    pub fn library(
+        &mut self,
+        device: &dyn GraphicsDevice,
+        module: &Arc<ValidatedModule>,
+        entry: (&'static str, &'static str),
+        color: TextureFormat,
+        depth: Option<TextureFormat>,
+    ) -> Option<Arc<GpuPipeline>> {
+        let key = (entry.1, color, depth);
+        if let Some(p) = self.library.get(&key) {
+            return p.clone();
+        }
+        let made = (|| -> Result<GpuPipeline, String> {
+            let shader = |stage, name: &str| {
+                device
+                    .create_shader(&ShaderDescriptor {
+                        label: name.into(),
+                        module: module.clone(),
+                        stage,
+                        entry_point: name.into(),
+                    })
+                    .map_err(|e| e.to_string())
+            };
+            let handle = device
+                .create_pipeline(&PipelineDescriptor {
+                    label: format!("f3d {}", entry.1),
+                    vertex: shader(ShaderStage::Vertex, entry.0)?,
+                    fragment: Some(shader(ShaderStage::Fragment, entry.1)?),
+                    vertex_buffers: Vec::new(),
+                    primitive: PrimitiveState::default(),
+                    depth_stencil: depth
+                        .map(|f| DepthStencilState::depth(f, CompareFunction::LessEqual, false)),
+                    color_targets: vec![ColorTargetState::replace(color)],
+                    sample_count: 1,
+                    multiview: None,
+                })
+                .map_err(|e| e.to_string())?;
+            let slots = PipelineSlots::resolve(&handle, &[]);
+            Ok(GpuPipeline { handle, slots })
+        })();
+        let p = made.map_err(|e| eprintln!("f3d: no {} pipeline: {e}", entry.1)).ok().map(Arc::new);
+        self.library.insert(key, p.clone());
+        p
+    }
+}
+
+/// The vertex buffers of a material pipeline: slot 0 the engine attributes, slot 1 the
+/// instance transforms, slot 2 the material's custom attributes (when it has any).
+pub fn vertex_layouts(custom: &[VertexFormat]) -> Vec<VertexBufferLayout> {
+    let f = |location, format, offset| VertexAttribute { location, format, offset };
+    let mut layouts = vec![
+        VertexBufferLayout {
+            stride: ENGINE_VERTEX_STRIDE,
+            step_mode: VertexStepMode::Vertex,
+            attributes: vec![
+                f(0, VertexFormat::Float32x3, 0),
+                f(1, VertexFormat::Float32x3, 12),
+                f(2, VertexFormat::Float32x2, 24),
+                f(3, VertexFormat::Float32x4, 32),
+                f(4, VertexFormat::Float32x4, 48),
+            ],
+        },
+        VertexBufferLayout {
+            stride: INSTANCE_STRIDE,
+            step_mode: VertexStepMode::Instance,
+            attributes: INSTANCE_LOCATIONS
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| f(l, VertexFormat::Float32x4, i as u32 * 16))
+                .collect(),
+        },
+    ];
+    if !custom.is_empty() {
+        let mut offset = 0;
+        let mut attributes = Vec::new();
+        for (i, format) in custom.iter().enumerate() {
+            attributes.push(f(f3d_materials::library::FIRST_CUSTOM_LOCATION + i as u32, *format, offset));
+            offset += format.size();
+        }
+        layouts.push(VertexBufferLayout { stride: offset, step_mode: VertexStepMode::Vertex, attributes });
+    }
+    layouts
+}
+
+fn make_material_pipeline(
+    device: &dyn GraphicsDevice,
+    shader: &MaterialShader,
+    key: &MaterialPipelineKey,
+) -> Result<GpuPipeline, String> {
+    let compiled = shader.variant(key.variant).ok_or("the material does not compile")?;
+    let make = |stage, entry: &str| {
+        device
+            .create_shader(&ShaderDescriptor {
+                label: format!("{} {entry}", shader.loaded.desc.name),
+                module: compiled.module.clone(),
+                stage,
+                entry_point: entry.into(),
+            })
+            .map_err(|e| e.to_string())
+    };
+    let vertex = make(ShaderStage::Vertex, compiled.vertex_entry)?;
+    let fragment = make(ShaderStage::Fragment, compiled.fragment_entry)?;
+    let handle = device
+        .create_pipeline(&PipelineDescriptor {
+            label: format!("{} ({})", shader.loaded.desc.name, key.variant.name()),
+            vertex,
+            fragment: Some(fragment),
+            vertex_buffers: vertex_layouts(&key.custom),
+            primitive: PrimitiveState { cull_mode: key.state.cull, ..PrimitiveState::default() },
+            depth_stencil: key
+                .state
+                .depth
+                .map(|(format, write, compare)| DepthStencilState::depth(format, compare, write)),
+            color_targets: key
+                .state
+                .color
+                .map(|(format, blend)| ColorTargetState { format, blend, write_mask: ColorWrites::all() })
+                .into_iter()
+                .collect(),
+            sample_count: 1,
+            multiview: None,
+        })
+        .map_err(|e| e.to_string())?;
+    let texture_params: Vec<String> =
+        shader.loaded.desc.parameters.iter().filter(|p| p.ty.is_texture()).map(|p| p.name.clone()).collect();
+    let slots = PipelineSlots::resolve(&handle, &texture_params);
+    Ok(GpuPipeline { handle, slots })
+}

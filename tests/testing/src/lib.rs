@@ -1,0 +1,277 @@
+//! # f3d_testing
+//!
+//! Engine frames in tests (DESIGN §7):
+//!
+//! * [`render_frame`] builds an app around a given device, runs a scene-building function,
+//!   renders and returns the pixels of the first frame (RGBA8, sRGB, rows from the top).
+//!   [`render_frames`] takes options: pipelined, which frame, the clock step.
+//! * [`assert_golden`] compares with `tests/goldens/<backend>/<name>.png` ([`golden_path`]):
+//!   a pixel matches when every channel differs by at most [`Tolerance::channel`] (2); at
+//!   most [`Tolerance::max_mismatch`] (0.5 %) of the pixels may mismatch. On failure it writes
+//!   `<name>.actual.png` and `<name>.diff.png` (mismatches red over a dimmed copy) next to
+//!   the golden. `F3D_BLESS=1` rewrites goldens instead.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use f3d::f3d_hal::{BackendId, GraphicsDevice};
+use f3d::plugin::RenderRegistry;
+use f3d::prelude::*;
+
+/// A rendered frame: RGBA8, sRGB-encoded, rows from the top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+impl Frame {
+    /// The RGBA of pixel (`x`, `y`).
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2], self.pixels[i + 3]]
+    }
+
+    /// Writes the frame as a PNG.
+    pub fn write_png(&self, path: &Path) -> Result<(), String> {
+        f3d::screenshot::write_png(path, self.width, self.height, &self.pixels)
+    }
+
+    /// Reads a PNG written by [`write_png`](Self::write_png) (RGBA8).
+    pub fn read_png(path: &Path) -> Result<Self, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+        decoder.set_transformations(png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+        let mut buf = vec![0; reader.output_buffer_size().ok_or("image too large")?];
+        let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
+        buf.truncate(info.buffer_size());
+        let pixels = match info.color_type {
+            png::ColorType::Rgba => buf,
+            png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|c| [c[0], c[1], c[2], 255]).collect(),
+            other => return Err(format!("{}: unsupported colour type {other:?}", path.display())),
+        };
+        Ok(Self { width: info.width, height: info.height, pixels })
+    }
+}
+
+/// How to render.
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    /// Render on the render thread, one frame behind.
+    pub pipelined: bool,
+    /// Which frame to capture (1 = the first).
+    pub frame: u32,
+    /// Seconds the shader clock advances per frame.
+    pub time_step: f64,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self { pipelined: false, frame: 1, time_step: 1.0 / 60.0 }
+    }
+}
+
+/// Renders the first frame of the scene `build` makes, on `device`.
+pub fn render_frame(
+    width: u32,
+    height: u32,
+    device: Arc<dyn GraphicsDevice>,
+    build: impl FnOnce(&mut World) + Send + Sync + 'static,
+) -> Result<Frame, String> {
+    render_frames(width, height, device, &RenderOptions::default(), build)
+}
+
+#[derive(Resource, Clone, Default)]
+struct Captured(Arc<Mutex<Option<Result<Frame, String>>>>);
+
+#[derive(Resource)]
+struct CaptureOn(u32);
+
+/// Renders the scene `build` makes on `device` and returns frame `options.frame`.
+pub fn render_frames(
+    width: u32,
+    height: u32,
+    device: Arc<dyn GraphicsDevice>,
+    options: &RenderOptions,
+    build: impl FnOnce(&mut World) + Send + Sync + 'static,
+) -> Result<Frame, String> {
+    let backend: BackendId = device.backend_id();
+    let mut registry = f3d::f3d_hal::DeviceRegistry::new();
+    let shared = device.clone();
+    let _ = registry.add_backend(backend.clone(), move |_| Ok(shared.clone()));
+    let captured = Captured::default();
+    let mut app = App::new();
+    app.insert_resource(RenderRegistry(registry))
+        .add_plugins(F3dRenderPlugin {
+            backend: BackendChoice::Named(backend),
+            size: (width, height),
+            pipelined: options.pipelined,
+            fixed_time_step: Some(options.time_step),
+            ..Default::default()
+        })
+        .insert_resource(captured.clone())
+        .insert_resource(CaptureOn(options.frame.max(1)));
+    let mut build = Some(build);
+    app.add_systems(Startup, move |world: &mut World| {
+        if let Some(b) = build.take() {
+            b(world);
+        }
+    });
+    app.add_systems(Update, |mut commands: Commands, on: Res<CaptureOn>, mut frame: Local<u32>| {
+        *frame += 1;
+        if *frame == on.0 {
+            commands.spawn(Screenshot::pixels());
+        }
+    });
+    app.add_systems(Update, |mut shots: MessageReader<ScreenshotCaptured>, captured: Res<Captured>| {
+        for s in shots.read() {
+            let frame = match &s.error {
+                Some(e) => Err(e.clone()),
+                None => Ok(Frame { width: s.width, height: s.height, pixels: s.pixels.to_vec() }),
+            };
+            *captured.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame);
+        }
+    });
+    app.finish();
+    app.cleanup();
+    if !app.world().contains_resource::<RenderDevice>() {
+        return Err("the plugin did not open the device".into());
+    }
+    // The capture frame, plus two for the pipelined hand-over and the report.
+    for _ in 0..options.frame + 3 {
+        app.update();
+        if let Some(result) = captured.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return result;
+        }
+    }
+    Err(format!("no screenshot arrived within {} frames", options.frame + 3))
+}
+
+/// What counts as a match.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    /// Largest per-channel difference of a matching pixel.
+    pub channel: u8,
+    /// Largest fraction of mismatching pixels.
+    pub max_mismatch: f64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Self { channel: 2, max_mismatch: 0.005 }
+    }
+}
+
+/// The result of comparing two frames.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// Pixels with a channel differing by more than the tolerance.
+    pub mismatched: usize,
+    /// The largest channel difference anywhere.
+    pub max_difference: u8,
+    /// The diff image (mismatches red over a dimmed copy of `actual`).
+    pub diff: Frame,
+}
+
+/// Compares `actual` with `expected` (same size required).
+pub fn compare(actual: &Frame, expected: &Frame, tolerance: Tolerance) -> Result<Comparison, String> {
+    if (actual.width, actual.height) != (expected.width, expected.height) {
+        return Err(format!(
+            "size differs: actual {}x{}, golden {}x{}",
+            actual.width, actual.height, expected.width, expected.height
+        ));
+    }
+    let mut mismatched = 0;
+    let mut max_difference = 0u8;
+    let mut diff = Vec::with_capacity(actual.pixels.len());
+    for (a, e) in actual.pixels.chunks_exact(4).zip(expected.pixels.chunks_exact(4)) {
+        let d = a.iter().zip(e).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        max_difference = max_difference.max(d);
+        if d > tolerance.channel {
+            mismatched += 1;
+            diff.extend_from_slice(&[255, 0, 0, 255]);
+        } else {
+            diff.extend_from_slice(&[a[0] / 4, a[1] / 4, a[2] / 4, 255]);
+        }
+    }
+    Ok(Comparison {
+        mismatched,
+        max_difference,
+        diff: Frame { width: actual.width, height: actual.height, pixels: diff },
+    })
+}
+
+/// `tests/goldens/<backend>/<name>.png` in this repository.
+pub fn golden_path(backend: &str, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("goldens")
+        .join(backend)
+        .join(format!("{name}.png"))
+}
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!("{stem}.{suffix}.png"))
+}
+
+/// Compares `frame` with the golden at `path` under the default [`Tolerance`]; panics with a
+/// report (and writes `<name>.actual.png` and `<name>.diff.png`) when they differ.
+/// `F3D_BLESS=1` writes the golden instead.
+pub fn assert_golden(frame: &Frame, path: impl AsRef<Path>) {
+    assert_golden_with(frame, path, Tolerance::default());
+}
+
+/// [`assert_golden`] with another tolerance.
+pub fn assert_golden_with(frame: &Frame, path: impl AsRef<Path>, tolerance: Tolerance) {
+    let path = path.as_ref();
+    if std::env::var_os("F3D_BLESS").is_some_and(|v| v == "1") {
+        frame.write_png(path).unwrap_or_else(|e| panic!("cannot bless {}: {e}", path.display()));
+        return;
+    }
+    let expected = Frame::read_png(path)
+        .unwrap_or_else(|e| panic!("no golden {} ({e}); run with F3D_BLESS=1 to write it", path.display()));
+    let report = |message: String| -> ! {
+        let actual = sibling(path, "actual");
+        let _ = frame.write_png(&actual);
+        panic!("{}: {message}; actual written to {}", path.display(), actual.display());
+    };
+    let cmp = compare(frame, &expected, tolerance).unwrap_or_else(|e| report(e));
+    let allowed = (tolerance.max_mismatch * (frame.width * frame.height) as f64) as usize;
+    if cmp.mismatched > allowed {
+        let diff = sibling(path, "diff");
+        let _ = cmp.diff.write_png(&diff);
+        report(format!(
+            "{} of {} pixels differ by more than {} (at most {allowed} may; largest difference {}); diff in {}",
+            cmp.mismatched,
+            frame.width * frame.height,
+            tolerance.channel,
+            cmp.max_difference,
+            diff.display()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparison_counts_pixels_beyond_the_tolerance() {
+        let a = Frame { width: 2, height: 1, pixels: vec![10, 10, 10, 255, 0, 0, 0, 255] };
+        let mut b = a.clone();
+        b.pixels[0] = 12;
+        assert_eq!(compare(&a, &b, Tolerance::default()).unwrap().mismatched, 0);
+        b.pixels[4] = 9;
+        let c = compare(&a, &b, Tolerance::default()).unwrap();
+        assert_eq!((c.mismatched, c.max_difference), (1, 9));
+        assert!(
+            compare(&a, &Frame { width: 1, height: 1, pixels: vec![0; 4] }, Tolerance::default()).is_err()
+        );
+    }
+}
