@@ -103,7 +103,20 @@ fn rounding_and_sign_family() {
     unary("trunc", xs, f32::trunc, 0.0);
     unary("fract", xs, |x| x - x.floor(), 0.0);
     unary("abs", xs, f32::abs, 0.0);
-    unary("sign", xs, |x| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 }, 0.0);
+    unary(
+        "sign",
+        xs,
+        |x| {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        },
+        0.0,
+    );
     unary("saturate", |l| l as f32 * 0.05 - 1.0, |x| x.clamp(0.0, 1.0), 0.0);
     unary("quantizeToF16", |l| 1.0 + l as f32 * 1e-4, |x| f3d_hal::f16_to_f32(f3d_hal::f32_to_f16(x)), 0.0);
     // Ties go to even.
@@ -164,13 +177,21 @@ fn integer_arithmetic_wraps_and_divides_like_wgsl() {
     let c = ulanes(|l| [u32::MAX, 0, 5, 1 << 31][l % 4].wrapping_add(l as u32));
     let d = ulanes(|l| [0, 1, 31, 32, 33, 7, 2, 0][l % 8]);
     let ex = run(&p, &[vec![a], vec![b], vec![c], vec![d]], &[]);
-    let (s, u, s2) = ([0, 1, 2, 3].map(|k| out_i(&ex, 0, k)), [0, 1, 2, 3].map(|k| out_u(&ex, 1, k)), [0, 1, 2, 3].map(|k| out_i(&ex, 2, k)));
+    let (s, u, s2) = (
+        [0, 1, 2, 3].map(|k| out_i(&ex, 0, k)),
+        [0, 1, 2, 3].map(|k| out_u(&ex, 1, k)),
+        [0, 1, 2, 3].map(|k| out_i(&ex, 2, k)),
+    );
     for l in 0..64 {
         let (a, b) = (a[l].to_bits() as i32, b[l].to_bits() as i32);
         let (c, d) = (c[l].to_bits(), d[l].to_bits());
         let div = if b == 0 || (a == i32::MIN && b == -1) { a } else { a / b };
         let rem = if b == 0 || (a == i32::MIN && b == -1) { 0 } else { a % b };
-        assert_eq!([s[0][l], s[1][l], s[2][l], s[3][l]], [a.wrapping_add(b), a.wrapping_mul(b), div, rem], "i32 lane {l}: {a} {b}");
+        assert_eq!(
+            [s[0][l], s[1][l], s[2][l], s[3][l]],
+            [a.wrapping_add(b), a.wrapping_mul(b), div, rem],
+            "i32 lane {l}: {a} {b}"
+        );
         let udiv = if d == 0 { c } else { c / d };
         let urem = if d == 0 { 0 } else { c % d };
         assert_eq!(
@@ -178,8 +199,17 @@ fn integer_arithmetic_wraps_and_divides_like_wgsl() {
             [c.wrapping_sub(d), udiv, urem, c.wrapping_shl(d) ^ c.wrapping_shr(d)],
             "u32 lane {l}: {c} {d}"
         );
-        let want3 = a.signum().wrapping_mul(7).wrapping_add(a.min(b)).wrapping_sub(a.max(b)).wrapping_add(a.clamp(-5, 5));
-        assert_eq!([s2[0][l], s2[1][l], s2[2][l], s2[3][l]], [a.wrapping_shr(b as u32), a.wrapping_neg(), a.wrapping_abs(), want3], "lane {l}");
+        let want3 = a
+            .signum()
+            .wrapping_mul(7)
+            .wrapping_add(a.min(b))
+            .wrapping_sub(a.max(b))
+            .wrapping_add(a.clamp(-5, 5));
+        assert_eq!(
+            [s2[0][l], s2[1][l], s2[2][l], s2[3][l]],
+            [a.wrapping_shr(b as u32), a.wrapping_neg(), a.wrapping_abs(), want3],
+            "lane {l}"
+        );
     }
 }
 
@@ -196,7 +226,10 @@ fn bit_builtins() {
             return r;
         }",
     );
-    let x = ulanes(|l| [0u32, 1, 0x8000_0000, 0xffff_ffff, 0x1234_5678, 0x00f0_0f00, 0xdead_beef, 6][l % 8].rotate_left(l as u32 / 8));
+    let x = ulanes(|l| {
+        [0u32, 1, 0x8000_0000, 0xffff_ffff, 0x1234_5678, 0x00f0_0f00, 0xdead_beef, 6][l % 8]
+            .rotate_left(l as u32 / 8)
+    });
     let o = ulanes(|l| [0, 4, 28, 31, 32, 40, 8, 1][l / 8]);
     let n = ulanes(|l| [0, 1, 4, 8, 32, 33, 5, 31][l % 8]);
     let ex = run(&p, &[vec![x], vec![o], vec![n]], &[]);
@@ -227,7 +260,13 @@ fn bit_builtins() {
     for l in 0..64 {
         let (x, o, n) = (x[l].to_bits(), o[l].to_bits(), n[l].to_bits());
         assert_eq!(
-            out_u(&ex, 0, 0)[l..=l].iter().chain(&out_u(&ex, 0, 1)[l..=l]).chain(&out_u(&ex, 0, 2)[l..=l]).chain(&out_u(&ex, 0, 3)[l..=l]).copied().collect::<Vec<_>>(),
+            out_u(&ex, 0, 0)[l..=l]
+                .iter()
+                .chain(&out_u(&ex, 0, 1)[l..=l])
+                .chain(&out_u(&ex, 0, 2)[l..=l])
+                .chain(&out_u(&ex, 0, 3)[l..=l])
+                .copied()
+                .collect::<Vec<_>>(),
             vec![x.count_ones(), x.leading_zeros(), x.trailing_zeros(), x.reverse_bits()],
             "lane {l}"
         );
@@ -270,7 +309,11 @@ fn booleans_select_and_relational() {
         let all = (p && q && r) as u32 as f32;
         let any = (p || q || r) as u32 as f32;
         let w = [if p && q { 3.0 } else { 1.0 }, if p || !q { 4.0 } else { 2.0 }];
-        assert_eq!([out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l], out(&ex, 0, 3)[l]], [x, all + 2.0 * any, w[0], w[1]], "lane {l}");
+        assert_eq!(
+            [out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l], out(&ex, 0, 3)[l]],
+            [x, all + 2.0 * any, w[0], w[1]],
+            "lane {l}"
+        );
     }
 }
 
@@ -297,7 +340,12 @@ fn swizzles_matrices_and_vector_geometry() {
     for l in 0..64 {
         let v = [v[0][l], v[1][l], v[2][l], v[3][l]];
         let w = [w[0][l], w[1][l], w[2][l]];
-        let cols = [v, [v[1], v[2], v[3], v[0]], [v[2] * 2.0, v[3] * 2.0, v[0] * 2.0, v[1] * 2.0], [1.0, -1.0, 0.5, 3.0]];
+        let cols = [
+            v,
+            [v[1], v[2], v[3], v[0]],
+            [v[2] * 2.0, v[3] * 2.0, v[0] * 2.0, v[1] * 2.0],
+            [1.0, -1.0, 0.5, 3.0],
+        ];
         let x = [v[3], v[2], v[1], v[0]];
         let mv: Vec<f32> = (0..4).map(|r| (0..4).map(|c| cols[c][r] * x[c]).sum()).collect();
         for r in 0..4 {
@@ -310,7 +358,8 @@ fn swizzles_matrices_and_vector_geometry() {
             close(out(&ex, 1, c)[l], b[c], 1e-6, "vec * mat, column access");
         }
         let cross = [w[1] * v[2] - w[2] * v[1], w[2] * v[0] - w[0] * v[2], w[0] * v[1] - w[1] * v[0]];
-        let det = n[0][0] * (n[1][1] * n[2][2] - n[2][1] * n[1][2]) - n[1][0] * (n[0][1] * n[2][2] - n[2][1] * n[0][2])
+        let det = n[0][0] * (n[1][1] * n[2][2] - n[2][1] * n[1][2])
+            - n[1][0] * (n[0][1] * n[2][2] - n[2][1] * n[0][2])
             + n[2][0] * (n[0][1] * n[1][2] - n[1][1] * n[0][2]);
         for (c, want) in [cross[0], cross[1], cross[2], det].into_iter().enumerate() {
             close(out(&ex, 2, c)[l], want, 1e-5, "cross, determinant");
@@ -320,7 +369,12 @@ fn swizzles_matrices_and_vector_geometry() {
         let tn_x = (0..3).map(|r| n[0][r] * w[r]).sum::<f32>();
         let dot = v[0] * v[1] + v[1] * v[0] + v[2] * v[3] + v[3] * v[2];
         let refl = [w[0], -w[1], w[2]];
-        let d = [dot + w[0] / len * 100.0 + refl[0] * 1000.0, len + w[1] / len * 100.0 + refl[1] * 1000.0, dist + w[2] / len * 100.0 + refl[2] * 1000.0, tn_x];
+        let d = [
+            dot + w[0] / len * 100.0 + refl[0] * 1000.0,
+            len + w[1] / len * 100.0 + refl[1] * 1000.0,
+            dist + w[2] / len * 100.0 + refl[2] * 1000.0,
+            tn_x,
+        ];
         for c in 0..4 {
             close(out(&ex, 3, c)[l], d[c], 2e-6, &format!("vector geometry {c}"));
         }
@@ -397,10 +451,17 @@ fn conversions_and_packing() {
         );
         let pack8 = unorm8(x) | unorm8(-x) << 8 | unorm8(x * 0.1) << 16 | unorm8(0.5) << 24;
         let pack16 = u32::from(f3d_hal::f32_to_f16(x)) | u32::from(f3d_hal::f32_to_f16(n as f32)) << 16;
-        assert_eq!([out_u(&ex, 1, 0)[l], out_u(&ex, 1, 1)[l], out_u(&ex, 1, 2)[l], out_u(&ex, 1, 3)[l]], [x as u32, n as u32, pack8, pack16], "lane {l}");
+        assert_eq!(
+            [out_u(&ex, 1, 0)[l], out_u(&ex, 1, 1)[l], out_u(&ex, 1, 2)[l], out_u(&ex, 1, 3)[l]],
+            [x as u32, n as u32, pack8, pack16],
+            "lane {l}"
+        );
         let snorm = |b: u32| ((b & 0xff) as u8 as i8 as f32 / 127.0).max(-1.0);
         let nu = n as u32;
-        assert_eq!([out(&ex, 2, 0)[l], out(&ex, 2, 1)[l], out(&ex, 2, 2)[l], out(&ex, 2, 3)[l]], [n as f32, nu as f32, snorm(nu), snorm(nu >> 8)]);
+        assert_eq!(
+            [out(&ex, 2, 0)[l], out(&ex, 2, 1)[l], out(&ex, 2, 2)[l], out(&ex, 2, 3)[l]],
+            [n as f32, nu as f32, snorm(nu), snorm(nu >> 8)]
+        );
         let h = |v: f32| f3d_hal::f16_to_f32(f3d_hal::f32_to_f16(v));
         assert_eq!(
             [out(&ex, 3, 0)[l], out(&ex, 3, 1)[l], out(&ex, 3, 2)[l], out(&ex, 3, 3)[l]],

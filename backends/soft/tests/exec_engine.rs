@@ -34,7 +34,8 @@ fn run_once(program: &Program, what: &str) {
             _ => Vec::new(),
         })
         .collect();
-    let plane_refs: Vec<Vec<&[u8]>> = texel_planes.iter().map(|p| p.iter().map(|v| v.as_slice()).collect()).collect();
+    let plane_refs: Vec<Vec<&[u8]>> =
+        texel_planes.iter().map(|p| p.iter().map(|v| v.as_slice()).collect()).collect();
     let plain = SamplerDescriptor::linear(f3d_hal::AddressMode::Repeat);
     let compare = SamplerDescriptor { compare: Some(f3d_hal::CompareFunction::LessEqual), ..plain.clone() };
     let resources: Vec<Resource<'_>> = itf
@@ -57,7 +58,9 @@ fn run_once(program: &Program, what: &str) {
                 layers: plane_refs[i].len() as u32,
                 planes: &plane_refs[i],
             }),
-            ResourceKind::Sampler { comparison } => Resource::Sampler(if comparison { &compare } else { &plain }),
+            ResourceKind::Sampler { comparison } => {
+                Resource::Sampler(if comparison { &compare } else { &plain })
+            }
         })
         .collect();
     let bindings = program.bind(&resources).unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -50,7 +50,11 @@ fn loops_run_until_every_lane_leaves() {
                 break;
             }
         }
-        assert_eq!([out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l]], [acc, steps as f32, j as f32], "lane {l}, n = {n}");
+        assert_eq!(
+            [out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l]],
+            [acc, steps as f32, j as f32],
+            "lane {l}, n = {n}"
+        );
     }
 }
 
@@ -70,7 +74,12 @@ fn uniform_loop_over_uniform_lights() {
     );
     let mut bytes = vec![0u8; 16];
     bytes[..4].copy_from_slice(&3u32.to_le_bytes());
-    let lights = [([0.0f32, 1.0, 0.0, 0.0], [1.0f32, 0.5, 0.25, 0.0]), ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]), ([0.0, 0.0, 1.0, 0.0], [0.5, 0.5, 0.5, 0.0]), ([9.0, 9.0, 9.0, 0.0], [9.0, 9.0, 9.0, 0.0])];
+    let lights = [
+        ([0.0f32, 1.0, 0.0, 0.0], [1.0f32, 0.5, 0.25, 0.0]),
+        ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]),
+        ([0.0, 0.0, 1.0, 0.0], [0.5, 0.5, 0.5, 0.0]),
+        ([9.0, 9.0, 9.0, 0.0], [9.0, 9.0, 9.0, 0.0]),
+    ];
     for (d, c) in lights {
         for v in d.iter().chain(&c) {
             bytes.extend(v.to_le_bytes());
@@ -178,12 +187,17 @@ fn calls_with_pointers_and_private_globals() {
             return vec4<f32>(x, f32(first_positive(v)), f32(counter), 1.0);
         }",
     );
-    let v: Vec<_> = (0..4).map(|c| lanes(|l| if (l >> c) & 1 == 1 { 1.0 + c as f32 } else { -1.0 })).collect();
+    let v: Vec<_> =
+        (0..4).map(|c| lanes(|l| if (l >> c) & 1 == 1 { 1.0 + c as f32 } else { -1.0 })).collect();
     let ex = run(&p, &[v.clone()], &[]);
     for l in 0..64 {
         let comps = [v[0][l], v[1][l], v[2][l], v[3][l]];
         let first = comps.iter().position(|&c| c > 0.0).map_or(-1, |i| i as i32);
-        assert_eq!([out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l]], [comps[0] + 2.0 + comps[1], first as f32, 7.0], "lane {l}");
+        assert_eq!(
+            [out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l]],
+            [comps[0] + 2.0 + comps[1], first as f32, 7.0],
+            "lane {l}"
+        );
     }
 }
 
@@ -297,7 +311,10 @@ fn vertex_stage_io() {
     let pos: Vec<_> = (0..3).map(|c| lanes(|l| l as f32 + c as f32 * 100.0)).collect();
     let ex = run(&p, &[pos.clone(), vec![ulanes(|l| l as u32)], vec![ulanes(|_| 2)]], &[]);
     for l in 0..64 {
-        assert_eq!([out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l], out(&ex, 0, 3)[l]], [pos[0][l] * 2.0, pos[1][l] * 2.0, pos[2][l] * 2.0, 1.0]);
+        assert_eq!(
+            [out(&ex, 0, 0)[l], out(&ex, 0, 1)[l], out(&ex, 0, 2)[l], out(&ex, 0, 3)[l]],
+            [pos[0][l] * 2.0, pos[1][l] * 2.0, pos[2][l] * 2.0, 1.0]
+        );
         assert_eq!([out(&ex, 1, 0)[l], out(&ex, 1, 1)[l]], [pos[0][l] + 2.0, pos[1][l] + 2.0]);
         assert_eq!(out_u(&ex, 2, 0)[l], l as u32 * 10 + 2);
     }

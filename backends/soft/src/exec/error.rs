@@ -41,7 +41,9 @@ pub enum ExecError {
     },
     /// The executor's own checks caught a mistake in its compilation of this entry point
     /// (a bug in f3d, reported instead of run).
-    #[error("{stage} entry point `{entry_point}`: the soft backend miscompiled it ({detail}); please report this")]
+    #[error(
+        "{stage} entry point `{entry_point}`: the soft backend miscompiled it ({detail}); please report this"
+    )]
     Internal {
         /// The stage of the entry point.
         stage: ShaderStage,

@@ -5,11 +5,17 @@
 //! loop over them becomes SIMD. Accuracy is a few ULP over the whole range (tests hold it),
 //! inside what WGSL allows (`exp2`/`log2`: 3 + 2|x| ULP; `pow` inherits from them).
 
-/// Floor without libm: exact for |x| < 2^31 (callers clamp first); NaN gives NaN.
+/// 1.5 * 2^23: adding it to a float of magnitude below 2^22 leaves the float rounded to an
+/// integer (half to even) and that integer in the low mantissa bits.
+const ROUNDER: f32 = 12_582_912.0;
+
+/// `x` rounded to an integer (half to even), as a float and as an `i32`, for |x| < 2^22.
+/// Written with bit arithmetic because `f32 as i32` saturates, which compilers cannot
+/// vectorise on x86.
 #[inline(always)]
-fn floor_small(x: f32) -> f32 {
-    let t = x as i32 as f32;
-    if t > x { t - 1.0 } else { t }
+pub(crate) fn round_small(x: f32) -> (f32, i32) {
+    let m = x + ROUNDER;
+    (m - ROUNDER, (m.to_bits() as i32).wrapping_sub(ROUNDER.to_bits() as i32))
 }
 
 /// 2^x.
@@ -18,8 +24,8 @@ pub(crate) fn exp2(x: f32) -> f32 {
     // Outside [-150, 129] the result is 0 or infinity; NaN fails both tests and stays NaN.
     let x = if x > 129.0 { 129.0 } else { x };
     let x = if x < -150.0 { -150.0 } else { x };
-    let xi = floor_small(x + 0.5);
-    let f = x - xi; // in [-0.5, 0.5]
+    let (xf, xi) = round_small(x);
+    let f = x - xf; // in [-0.5, 0.5]
     // Taylor series of e^(f ln 2) to degree 7: error below 1e-8 on [-0.5, 0.5].
     let t = f * std::f32::consts::LN_2;
     let p = 1.0
@@ -29,10 +35,9 @@ pub(crate) fn exp2(x: f32) -> f32 {
                     + t * (1.0 / 24.0 + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))));
     // 2^xi as two normal powers of two, so results near the ends of the range (infinity,
     // denormals) round as they should.
-    let xi = xi as i32;
     let half = xi >> 1;
-    let pow2 = |e: i32| f32::from_bits(((e + 127).clamp(1, 254) as u32) << 23);
-    p * pow2(half) * pow2(xi - half)
+    let pow2 = |e: i32| f32::from_bits((e.wrapping_add(127).clamp(1, 254) as u32) << 23);
+    p * pow2(half) * pow2(xi.wrapping_sub(half))
 }
 
 /// log2(x): -inf at 0, NaN below 0, inf at inf.

@@ -174,7 +174,9 @@ impl Interface {
 
     /// The input slot at `@location(location)`.
     pub fn input_location(&self, location: u32) -> Option<usize> {
-        self.inputs.iter().position(|s| matches!(s.kind, IoKind::Location { location: l, .. } if l == location))
+        self.inputs
+            .iter()
+            .position(|s| matches!(s.kind, IoKind::Location { location: l, .. } if l == location))
     }
 
     /// The input slot of a builtin.
@@ -184,7 +186,9 @@ impl Interface {
 
     /// The output slot at `@location(location)`.
     pub fn output_location(&self, location: u32) -> Option<usize> {
-        self.outputs.iter().position(|s| matches!(s.kind, IoKind::Location { location: l, .. } if l == location))
+        self.outputs
+            .iter()
+            .position(|s| matches!(s.kind, IoKind::Location { location: l, .. } if l == location))
     }
 
     /// The output slot of a builtin (`Position` for vertex programs, `FragDepth`).
@@ -253,7 +257,10 @@ fn builtin_name(b: BuiltIn) -> String {
         BuiltIn::Barycentric { .. } => "barycentric",
         BuiltIn::SampleIndex => "sample_index",
         BuiltIn::SampleMask => "sample_mask",
-        BuiltIn::NumSubgroups | BuiltIn::SubgroupId | BuiltIn::SubgroupSize | BuiltIn::SubgroupInvocationId => {
+        BuiltIn::NumSubgroups
+        | BuiltIn::SubgroupId
+        | BuiltIn::SubgroupSize
+        | BuiltIn::SubgroupInvocationId => {
             return format!("the subgroup builtin `{b:?}` (subgroup operations)");
         }
         _ => return format!("the builtin `{b:?}`"),
@@ -295,7 +302,15 @@ pub(crate) fn io_leaves(
         };
         let mut leaves = Vec::new();
         for m in members {
-            leaves.extend(io_leaves(module, m.ty, m.binding.as_ref(), m.name.as_deref(), stage, input, refuse)?);
+            leaves.extend(io_leaves(
+                module,
+                m.ty,
+                m.binding.as_ref(),
+                m.name.as_deref(),
+                stage,
+                input,
+                refuse,
+            )?);
         }
         return Ok(leaves);
     };
@@ -350,9 +365,8 @@ pub(crate) fn io_leaves(
         Binding::BuiltIn(b) => {
             use ShaderStage as S;
             let builtin = match (b, stage, input) {
-                (BuiltIn::Position { .. }, S::Vertex, false) | (BuiltIn::Position { .. }, S::Fragment, true) => {
-                    Builtin::Position
-                }
+                (BuiltIn::Position { .. }, S::Vertex, false)
+                | (BuiltIn::Position { .. }, S::Fragment, true) => Builtin::Position,
                 (BuiltIn::VertexIndex, S::Vertex, true) => Builtin::VertexIndex,
                 (BuiltIn::InstanceIndex, S::Vertex, true) => Builtin::InstanceIndex,
                 (BuiltIn::FrontFacing, S::Fragment, true) => Builtin::FrontFacing,
@@ -434,7 +448,9 @@ fn handle_kind(inner: &TypeInner, refuse: &Refuse) -> Result<ResourceKind, ExecE
             Ok(ResourceKind::Texture { dimension, depth, sample })
         }
         TypeInner::BindingArray { .. } => Err(refuse.unsupported("binding arrays")),
-        TypeInner::AccelerationStructure { .. } => Err(refuse.unsupported("acceleration structures (ray tracing)")),
+        TypeInner::AccelerationStructure { .. } => {
+            Err(refuse.unsupported("acceleration structures (ray tracing)"))
+        }
         TypeInner::RayQuery { .. } => Err(refuse.unsupported("ray queries")),
         _ => Err(refuse.unsupported("this kind of resource")),
     }

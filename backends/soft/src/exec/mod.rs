@@ -66,6 +66,7 @@ mod interface;
 mod ir;
 mod lower;
 mod ops;
+mod optimize;
 mod regalloc;
 mod run;
 mod texture;
@@ -103,11 +104,11 @@ pub fn lanes_mask(lanes: &Lanes) -> u64 {
 
 /// A compiled entry point. Compile once per pipeline; share it between threads, each running
 /// it with its own [`Executor`].
-#[derive(Debug)]
 pub struct Program {
     interface: Interface,
     entry_point: String,
     code: Vec<ir::Inst>,
+    steps: Vec<run::Step>,
     consts: Vec<f32>,
     n_v: u32,
     n_u: u32,
@@ -120,7 +121,11 @@ pub struct Program {
 impl Program {
     /// Compiles entry point `entry_point` of `module` for `stage`. Fails with an error naming
     /// the construct when the entry point uses something the executor does not run.
-    pub fn compile(module: &ValidatedModule, stage: ShaderStage, entry_point: &str) -> Result<Program, ExecError> {
+    pub fn compile(
+        module: &ValidatedModule,
+        stage: ShaderStage,
+        entry_point: &str,
+    ) -> Result<Program, ExecError> {
         let refuse = Refuse { stage, entry_point: entry_point.to_owned() };
         if stage == ShaderStage::Compute {
             return Err(refuse.unsupported("compute shaders"));
@@ -129,9 +134,12 @@ impl Program {
             return Err(ExecError::NoEntryPoint { stage, entry_point: entry_point.to_owned() });
         };
         let mut lowered = lower::lower(module, ep_index, &refuse)?;
+        optimize::optimize(&mut lowered);
         let alloc = regalloc::allocate(&mut lowered);
         if alloc.n_v > MAX_REGISTERS {
-            return Err(refuse.too_large(format!("{} varying registers (at most {MAX_REGISTERS})", alloc.n_v)));
+            return Err(
+                refuse.too_large(format!("{} varying registers (at most {MAX_REGISTERS})", alloc.n_v))
+            );
         }
         regalloc::verify(&lowered.code, alloc.n_v, alloc.n_u).map_err(|detail| ExecError::Internal {
             stage,
@@ -141,6 +149,7 @@ impl Program {
         Ok(Program {
             interface: lowered.interface,
             entry_point: entry_point.to_owned(),
+            steps: run::prepare(&lowered.code, alloc.n_v),
             code: lowered.code,
             consts: lowered.consts,
             n_v: alloc.n_v,
@@ -196,9 +205,10 @@ impl Program {
                     ir::Dst::U(_) => stats.uniform_instructions += 1,
                     ir::Dst::V(_) => stats.varying_instructions += 1,
                 },
-                ir::Inst::Blend { .. } | ir::Inst::Scatter { .. } | ir::Inst::Deriv { .. } | ir::Inst::Texture(_) => {
-                    stats.varying_instructions += 1
-                }
+                ir::Inst::Blend { .. }
+                | ir::Inst::Scatter { .. }
+                | ir::Inst::Deriv { .. }
+                | ir::Inst::Texture(_) => stats.varying_instructions += 1,
                 _ => stats.control_instructions += 1,
             }
         }
@@ -228,16 +238,26 @@ impl Program {
             let bound = match (info.kind, res) {
                 (ResourceKind::UniformBlock { size }, Resource::UniformBlock(bytes)) => {
                     if bytes.len() < size as usize {
-                        return Err(problem(format!("the uniform block needs {size} bytes, {} given", bytes.len())));
+                        return Err(problem(format!(
+                            "the uniform block needs {size} bytes, {} given",
+                            bytes.len()
+                        )));
                     }
                     Bound::Uniform(bytes)
                 }
                 (ResourceKind::Texture { dimension, depth, sample }, Resource::Texture(view)) => {
                     if view.dimension != dimension {
-                        return Err(problem(format!("a {dimension:?} texture is declared, a {:?} one given", view.dimension)));
+                        return Err(problem(format!(
+                            "a {dimension:?} texture is declared, a {:?} one given",
+                            view.dimension
+                        )));
                     }
                     if view.format.has_depth() != depth {
-                        return Err(problem(format!("{} does not fit a {} binding", view.format, if depth { "depth" } else { "colour" })));
+                        return Err(problem(format!(
+                            "{} does not fit a {} binding",
+                            view.format,
+                            if depth { "depth" } else { "colour" }
+                        )));
                     }
                     let kind = view.format.facts().sample_kind;
                     let fits = match sample {
@@ -246,7 +266,10 @@ impl Program {
                         _ => matches!(kind, f3d_hal::SampleKind::Float | f3d_hal::SampleKind::Depth),
                     };
                     if !fits {
-                        return Err(problem(format!("{} does not fit a texture of {sample:?} samples", view.format)));
+                        return Err(problem(format!(
+                            "{} does not fit a texture of {sample:?} samples",
+                            view.format
+                        )));
                     }
                     Bound::Texture(BoundTexture::new(view).map_err(problem)?)
                 }
@@ -285,6 +308,16 @@ fn detect_avx2() -> bool {
     false
 }
 
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("entry_point", &self.entry_point)
+            .field("interface", &self.interface)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a program does per batch: see [`Program::stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProgramStats {
@@ -315,9 +348,10 @@ impl<'p> Executor<'p> {
         let mut u = vec![0.0; program.n_u as usize];
         u[..program.consts.len()].copy_from_slice(&program.consts);
         let state = run::State {
-            v: vec![[0.0; LANES]; program.n_v as usize],
+            v: run::RegisterFile::new(program.n_v as usize),
             u,
             m: vec![0; usize::from(program.n_slots)],
+            tex: run::TexScratch::new(),
         };
         Self { program, state }
     }
@@ -338,7 +372,7 @@ impl<'p> Executor<'p> {
     /// before [`run`](Self::run). Empty for a slot that does not exist.
     pub fn input_mut(&mut self, slot: usize) -> &mut [Lanes] {
         let r = self.slot_range(&self.program.input_base, &self.program.interface.inputs, slot);
-        self.state.v.get_mut(r).unwrap_or(&mut [])
+        self.state.v.lanes_mut().get_mut(r).unwrap_or(&mut [])
     }
 
     /// Runs the program over one batch. `active`: the covered lanes (see the module docs).
@@ -362,7 +396,7 @@ impl<'p> Executor<'p> {
     /// Empty for a slot that does not exist.
     pub fn output(&self, slot: usize) -> &[Lanes] {
         let r = self.slot_range(&self.program.output_base, &self.program.interface.outputs, slot);
-        self.state.v.get(r).unwrap_or(&[])
+        self.state.v.lanes().get(r).unwrap_or(&[])
     }
 
     /// The lanes the last [`run`](Self::run) discarded.

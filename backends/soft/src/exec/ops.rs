@@ -196,7 +196,7 @@ macro_rules! op_table {
             #[inline(always)]
             pub(crate) fn run(self, d: &mut Lanes, a: Arg<'_>) {
                 match self {
-                    $($Op::$name => map1(d, a, |$x: $T| -> $R { $body }),)*
+                    $($Op::$name => map1(d, a, #[inline(always)] |$x: $T| -> $R { $body }),)*
                 }
             }
         }
@@ -224,7 +224,7 @@ macro_rules! op_table {
             #[inline(always)]
             pub(crate) fn run(self, d: &mut Lanes, a: Arg<'_>, b: Arg<'_>) {
                 match self {
-                    $($Op::$name => map2(d, a, b, |$x: $T, $y: $U| -> $R { $body }),)*
+                    $($Op::$name => map2(d, a, b, #[inline(always)] |$x: $T, $y: $U| -> $R { $body }),)*
                 }
             }
         }
@@ -253,7 +253,7 @@ macro_rules! op_table {
             #[inline(always)]
             pub(crate) fn run(self, d: &mut Lanes, a: Arg<'_>, b: Arg<'_>, c: Arg<'_>) {
                 match self {
-                    $($Op::$name => map3(d, a, b, c, |$x: $T, $y: $U, $z: $V| -> $R { $body }),)*
+                    $($Op::$name => map3(d, a, b, c, #[inline(always)] |$x: $T, $y: $U, $z: $V| -> $R { $body }),)*
                 }
             }
         }
@@ -638,7 +638,10 @@ mod tests {
             op.run(&mut d, Arg::V(&a), Arg::V(&b));
             for i in 0..LANES {
                 let want = op.eval(a[i], b[i]);
-                assert!(d[i].to_bits() == want.to_bits() || (d[i].is_nan() && want.is_nan()), "{op:?} lane {i}");
+                assert!(
+                    d[i].to_bits() == want.to_bits() || (d[i].is_nan() && want.is_nan()),
+                    "{op:?} lane {i}"
+                );
             }
             op.run(&mut d, Arg::V(&a), Arg::S(2.5));
             assert_eq!(d[7].to_bits(), op.eval(a[7], 2.5).to_bits(), "{op:?} with a shared operand");

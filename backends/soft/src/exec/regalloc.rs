@@ -76,7 +76,13 @@ pub(crate) fn allocate(l: &mut Lowered) -> Allocated {
 
 /// Live ranges and linear scan for one register kind. Returns the virtual-to-physical map and
 /// the number of physical registers.
-fn scan(code: &[Inst], loops: &[(u32, u32)], varying: bool, pinned: &[Option<u32>], first_free: u32) -> (Vec<u32>, u32) {
+fn scan(
+    code: &[Inst],
+    loops: &[(u32, u32)],
+    varying: bool,
+    pinned: &[Option<u32>],
+    first_free: u32,
+) -> (Vec<u32>, u32) {
     let n = pinned.len();
     let mut start = vec![u32::MAX; n];
     let mut end = vec![0u32; n];
@@ -179,6 +185,25 @@ fn remove_dead(l: &mut Lowered) {
         }
     }
     let mut removed = vec![false; l.code.len()];
+    // Copies of a register onto itself (left by coalescing) do nothing.
+    for (pc, inst) in l.code.iter().enumerate() {
+        let self_copy = match inst {
+            Inst::Copy { d: super::ir::Dst::V(d), a: super::ir::Src::V(a) } => d == a,
+            Inst::Copy { d: super::ir::Dst::U(d), a: super::ir::Src::U(a) } => d == a,
+            Inst::Blend { d, a: super::ir::Src::V(a) } => d == a,
+            _ => false,
+        };
+        if self_copy {
+            removed[pc] = true;
+            let mut inst = inst.clone();
+            inst.visit_regs(|r| {
+                let i = index(r.varying, *r.reg);
+                if r.role == Role::Use && i < total {
+                    uses[i] -= 1;
+                }
+            });
+        }
+    }
     let mut work: Vec<u32> = (0..l.code.len() as u32).collect();
     while let Some(pc) = work.pop() {
         let pcu = pc as usize;
@@ -259,8 +284,18 @@ pub(crate) fn verify(code: &[Inst], n_v: u32, n_u: u32) -> Result<(), String> {
         if let Some(b) = bad {
             return Err(b);
         }
-        let skip = matches!(inst, Inst::Texture(_));
-        if !skip && defs.iter().any(|d| uses.contains(d)) {
+        // Element-wise instructions may read the register they write (the interpreter saves
+        // the operand first); the others may not.
+        let may_alias = matches!(
+            inst,
+            Inst::Texture(_)
+                | Inst::Op1 { .. }
+                | Inst::Op2 { .. }
+                | Inst::Op3 { .. }
+                | Inst::Copy { .. }
+                | Inst::Blend { .. }
+        );
+        if !may_alias && defs.iter().any(|d| uses.contains(d)) {
             return Err(format!("instruction {pc} ({inst:?}) reads the register it writes"));
         }
         if let Some(t) = inst.clone().target_mut() {

@@ -10,7 +10,7 @@
 //! multiplies and adds happens on either path).
 
 use super::ir::{DerivAxis, Dst, ENTRY_SLOT, Inst, KILL_SLOT, NO_SLOT, Src, TexKind};
-use super::ops::{Arg, Lanes};
+use super::ops::{Arg, Lanes, Op1, Op2, Op3};
 use super::texture::{self, Bindings};
 use super::{LANES, Program};
 
@@ -20,11 +20,129 @@ const ZERO: Lanes = [0.0; LANES];
 /// reset the device; here the batch's lanes are reported as discarded).
 pub(crate) const MAX_BACK_JUMPS: u64 = 1 << 24;
 
+/// A varying or uniform operand of a prepared step: a register index, with
+/// [`UNIFORM`] set for uniform registers.
+type Opnd = u32;
+
+/// The flag of uniform operands in an [`Opnd`].
+const UNIFORM: u32 = 1 << 31;
+
+/// An instruction as the interpreter runs it: element-wise operations on varying registers
+/// (the bulk of every shader) get a compact form with operands already decoded (`Opnd`),
+/// and `shape` says which operands are uniform (bit `i` for operand `i`), so each shape
+/// runs code with no per-operand decisions left; everything else runs as the instruction
+/// itself.
+pub(crate) enum Step {
+    /// `d = op(a)`, `d` varying.
+    V1 { op: Op1, d: u32, a: Opnd },
+    /// `d = op(a, b)`, `d` varying.
+    V2 { op: Op2, shape: u8, d: u32, a: Opnd, b: Opnd },
+    /// `d = op(a, b, c)`, `d` varying.
+    V3 { op: Op3, shape: u8, d: u32, a: Opnd, b: Opnd, c: Opnd },
+    /// Anything else.
+    Any(Inst),
+}
+
+/// Prepares `code` for a register file of `n_v` varying registers. A compact step is made
+/// only when every varying register it names is below `n_v`: the interpreter's unchecked
+/// register access relies on exactly that.
+pub(crate) fn prepare(code: &[Inst], n_v: u32) -> Vec<Step> {
+    let opnd = |s: Src| match s {
+        Src::V(r) if r < n_v => Some(r),
+        Src::V(_) => None,
+        Src::U(r) if r < UNIFORM => Some(r | UNIFORM),
+        Src::U(_) => None,
+    };
+    let shape =
+        |ops: &[Opnd]| ops.iter().enumerate().fold(0u8, |m, (i, x)| m | (u8::from(x & UNIFORM != 0) << i));
+    code.iter()
+        .map(|inst| {
+            let step = match *inst {
+                Inst::Op1 { op, d: Dst::V(d), a } if d < n_v => {
+                    opnd(a).filter(|a| a & UNIFORM == 0).map(|a| Step::V1 { op, d, a })
+                }
+                Inst::Op2 { op, d: Dst::V(d), a, b } if d < n_v => opnd(a)
+                    .zip(opnd(b))
+                    .filter(|&(a, b)| shape(&[a, b]) != 3)
+                    .map(|(a, b)| Step::V2 { op, shape: shape(&[a, b]), d, a, b }),
+                Inst::Op3 { op, d: Dst::V(d), a, b, c } if d < n_v => opnd(a)
+                    .zip(opnd(b))
+                    .zip(opnd(c))
+                    .filter(|&((a, b), c)| shape(&[a, b, c]) != 7)
+                    .map(|((a, b), c)| Step::V3 { op, shape: shape(&[a, b, c]), d, a, b, c }),
+                _ => None,
+            };
+            step.unwrap_or_else(|| Step::Any(inst.clone()))
+        })
+        .collect()
+}
+
+/// Varying operand `x`.
+///
+/// # Safety
+///
+/// As for [`opnd`], and `x` is a varying operand.
+#[inline(always)]
+unsafe fn vreg<'a>(base: *const Lanes, x: Opnd) -> Arg<'a> {
+    // SAFETY: in bounds and not mutably borrowed, by this function's contract.
+    Arg::V(unsafe { &*base.add(x as usize) })
+}
+
+/// Uniform operand `x`.
+#[inline(always)]
+fn sreg<'a>(u: &[f32], x: Opnd) -> Arg<'a> {
+    Arg::S(u.get((x & !UNIFORM) as usize).copied().unwrap_or(0.0))
+}
+
+/// Operand `x` read safely from the whole file (the rare step whose destination is also
+/// an operand computes into a temporary first).
+#[inline(always)]
+fn opnd_all<'a>(v: &'a [Lanes], u: &[f32], x: Opnd) -> Arg<'a> {
+    if x & UNIFORM != 0 {
+        Arg::S(u.get((x & !UNIFORM) as usize).copied().unwrap_or(0.0))
+    } else {
+        Arg::V(v.get(x as usize).unwrap_or(&ZERO))
+    }
+}
+
+/// One register in memory, aligned to a cache line so the lane loops' vector loads and
+/// stores never straddle two lines.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Block([f32; LANES]);
+
+// `Block` must be exactly a `Lanes` (no padding) for the casts below.
+const _: () = assert!(std::mem::size_of::<Block>() == std::mem::size_of::<Lanes>());
+
+/// The varying registers of one executor.
+pub(crate) struct RegisterFile {
+    blocks: Vec<Block>,
+}
+
+impl RegisterFile {
+    pub(crate) fn new(n: usize) -> Self {
+        Self { blocks: vec![Block([0.0; LANES]); n] }
+    }
+
+    pub(crate) fn lanes(&self) -> &[Lanes] {
+        // SAFETY: `Block` is `repr(C)` around exactly one `Lanes` (its size equals `Lanes`'s,
+        // checked above, so there is no padding) and is at least as aligned, so `len` blocks
+        // are `len` valid, initialised `Lanes` borrowed for as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.blocks.as_ptr().cast::<Lanes>(), self.blocks.len()) }
+    }
+
+    pub(crate) fn lanes_mut(&mut self) -> &mut [Lanes] {
+        // SAFETY: as in `lanes`, and the borrow of `self` is unique, so the slice is too.
+        unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<Lanes>(), self.blocks.len()) }
+    }
+}
+
 /// The mutable state of one batch.
 pub(crate) struct State {
-    pub(crate) v: Vec<Lanes>,
+    pub(crate) v: RegisterFile,
     pub(crate) u: Vec<f32>,
     pub(crate) m: Vec<u64>,
+    pub(crate) tex: TexScratch,
 }
 
 /// The registers except `d`, readable while `d` is written.
@@ -58,6 +176,23 @@ fn split(v: &mut [Lanes], d: u32) -> Option<(&mut Lanes, Regs<'_>)> {
     let (lo, rest) = v.split_at_mut(d);
     let (dst, hi) = rest.split_first_mut()?;
     Some((dst, Regs { lo, hi, d }))
+}
+
+/// An operand read from the whole register file (for the rare instruction that writes a
+/// register it also reads: it computes into a temporary first).
+#[inline(always)]
+fn arg_all<'a>(v: &'a [Lanes], u: &[f32], s: Src) -> Arg<'a> {
+    match s {
+        Src::V(r) => Arg::V(v.get(r as usize).unwrap_or(&ZERO)),
+        Src::U(r) => Arg::S(u.get(r as usize).copied().unwrap_or(0.0)),
+    }
+}
+
+#[inline(always)]
+fn store(v: &mut [Lanes], d: u32, x: &Lanes) {
+    if let Some(reg) = v.get_mut(d as usize) {
+        *reg = *x;
+    }
 }
 
 #[inline(always)]
@@ -142,18 +277,94 @@ fn run_avx2(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: u
 
 #[inline(always)]
 fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: u64) {
-    let code = &program.code[..];
-    let State { v, u, m } = st;
-    let (v, u, m) = (&mut v[..], &mut u[..], &mut m[..]);
+    let code = &program.steps[..];
+    let State { v, u, m, tex } = st;
+    let (v, u, m) = (v.lanes_mut(), &mut u[..], &mut m[..]);
+    // The steps were prepared for `program.n_v` registers; a file of another size (which
+    // `Executor` never makes) runs nothing rather than anything unchecked.
+    if v.len() != program.n_v as usize {
+        return;
+    }
     m.fill(0);
     set_slot(m, ENTRY_SLOT, entry);
     let mut exec = entry;
     let mut pc = 0usize;
     let mut back_jumps = 0u64;
-    while let Some(inst) = code.get(pc) {
+    while let Some(step) = code.get(pc) {
         pc += 1;
+        let inst = match step {
+            Step::V1 { op, d, a } => {
+                let d = *d as usize;
+                if *a as usize == d {
+                    let mut out = ZERO;
+                    op.run(&mut out, opnd_all(v, u, *a));
+                    store(v, d as u32, &out);
+                } else {
+                    let base = v.as_mut_ptr();
+                    // SAFETY: `prepare` checked `d` and `a` (a varying operand) against
+                    // `program.n_v`, which is `v.len()` (checked on entry); `d` differs from
+                    // `a` (checked above), so the `&mut` does not overlap it.
+                    unsafe { op.run(&mut *base.add(d), vreg(base, *a)) };
+                }
+                continue;
+            }
+            Step::V2 { op, shape, d, a, b } => {
+                let d = *d as usize;
+                if *a as usize == d || *b as usize == d {
+                    let mut out = ZERO;
+                    op.run(&mut out, opnd_all(v, u, *a), opnd_all(v, u, *b));
+                    store(v, d as u32, &out);
+                } else {
+                    let base = v.as_mut_ptr();
+                    // SAFETY: `prepare` checked `d` and every varying operand against
+                    // `program.n_v`, which is `v.len()` (checked on entry); `d` is none of
+                    // the operands (checked above), so the `&mut` overlaps no operand; `shape`
+                    // says which operands are varying.
+                    unsafe {
+                        let dst = &mut *base.add(d);
+                        match shape {
+                            0 => op.run(dst, vreg(base, *a), vreg(base, *b)),
+                            1 => op.run(dst, sreg(u, *a), vreg(base, *b)),
+                            _ => op.run(dst, vreg(base, *a), sreg(u, *b)),
+                        }
+                    }
+                }
+                continue;
+            }
+            Step::V3 { op, shape, d, a, b, c } => {
+                let d = *d as usize;
+                if *a as usize == d || *b as usize == d || *c as usize == d {
+                    let mut out = ZERO;
+                    op.run(&mut out, opnd_all(v, u, *a), opnd_all(v, u, *b), opnd_all(v, u, *c));
+                    store(v, d as u32, &out);
+                } else {
+                    let base = v.as_mut_ptr();
+                    // SAFETY: as for `V2`.
+                    unsafe {
+                        let dst = &mut *base.add(d);
+                        let (a, b, c) = (*a, *b, *c);
+                        match shape {
+                            0 => op.run(dst, vreg(base, a), vreg(base, b), vreg(base, c)),
+                            1 => op.run(dst, sreg(u, a), vreg(base, b), vreg(base, c)),
+                            2 => op.run(dst, vreg(base, a), sreg(u, b), vreg(base, c)),
+                            3 => op.run(dst, sreg(u, a), sreg(u, b), vreg(base, c)),
+                            4 => op.run(dst, vreg(base, a), vreg(base, b), sreg(u, c)),
+                            5 => op.run(dst, sreg(u, a), vreg(base, b), sreg(u, c)),
+                            _ => op.run(dst, vreg(base, a), sreg(u, b), sreg(u, c)),
+                        }
+                    }
+                }
+                continue;
+            }
+            Step::Any(inst) => inst,
+        };
         match inst {
             Inst::Op1 { op, d, a } => match *d {
+                Dst::V(d) if *a == Src::V(d) => {
+                    let mut out = ZERO;
+                    op.run(&mut out, arg_all(v, u, *a));
+                    store(v, d, &out);
+                }
                 Dst::V(d) => {
                     if let Some((dst, regs)) = split(v, d) {
                         op.run(dst, arg(&regs, u, *a));
@@ -167,6 +378,11 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
                 }
             },
             Inst::Op2 { op, d, a, b } => match *d {
+                Dst::V(d) if *a == Src::V(d) || *b == Src::V(d) => {
+                    let mut out = ZERO;
+                    op.run(&mut out, arg_all(v, u, *a), arg_all(v, u, *b));
+                    store(v, d, &out);
+                }
                 Dst::V(d) => {
                     if let Some((dst, regs)) = split(v, d) {
                         op.run(dst, arg(&regs, u, *a), arg(&regs, u, *b));
@@ -180,6 +396,11 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
                 }
             },
             Inst::Op3 { op, d, a, b, c } => match *d {
+                Dst::V(d) if *a == Src::V(d) || *b == Src::V(d) || *c == Src::V(d) => {
+                    let mut out = ZERO;
+                    op.run(&mut out, arg_all(v, u, *a), arg_all(v, u, *b), arg_all(v, u, *c));
+                    store(v, d, &out);
+                }
                 Dst::V(d) => {
                     if let Some((dst, regs)) = split(v, d) {
                         op.run(dst, arg(&regs, u, *a), arg(&regs, u, *b), arg(&regs, u, *c));
@@ -194,10 +415,12 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
             },
             Inst::Copy { d, a } => match *d {
                 Dst::V(d) => {
-                    if let Some((dst, regs)) = split(v, d) {
-                        match arg(&regs, u, *a) {
-                            Arg::V(x) => *dst = *x,
-                            Arg::S(x) => *dst = [x; LANES],
+                    if *a != Src::V(d) {
+                        if let Some((dst, regs)) = split(v, d) {
+                            match arg(&regs, u, *a) {
+                                Arg::V(x) => *dst = *x,
+                                Arg::S(x) => *dst = [x; LANES],
+                            }
                         }
                     }
                 }
@@ -232,7 +455,8 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
                 let last = list.len().saturating_sub(1) as u64;
                 match *d {
                     Dst::U(d) => {
-                        let i = (u64::from(scalar(v, u, *idx).to_bits()) + u64::from(*add)).min(last) as usize;
+                        let i =
+                            (u64::from(scalar(v, u, *idx).to_bits()) + u64::from(*add)).min(last) as usize;
                         let x = list.get(i).map_or(0.0, |&s| scalar(v, u, s));
                         if let Some(p) = u.get_mut(d as usize) {
                             *p = x;
@@ -304,7 +528,7 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
                     }
                 }
             }
-            Inst::Texture(op) => texture_op(op, v, u, bindings),
+            Inst::Texture(op) => texture_op(op, v, u, bindings, tex),
             Inst::TexQuery { d, res, query, level } => {
                 let Some(tex) = bindings.texture(*res) else { continue };
                 match *d {
@@ -434,11 +658,8 @@ fn derivative(dst: &mut Lanes, a: &Lanes, axis: DerivAxis, fine: bool) {
     for q in 0..LANES / 4 {
         let i = 4 * q;
         let (p0, p1, p2, p3) = (a[i], a[i + 1], a[i + 2], a[i + 3]);
-        let (dx_top, dx_bottom, dy_left, dy_right) = if fine {
-            (p1 - p0, p3 - p2, p2 - p0, p3 - p1)
-        } else {
-            (p1 - p0, p1 - p0, p2 - p0, p2 - p0)
-        };
+        let (dx_top, dx_bottom, dy_left, dy_right) =
+            if fine { (p1 - p0, p3 - p2, p2 - p0, p3 - p1) } else { (p1 - p0, p1 - p0, p2 - p0, p2 - p0) };
         let dx = [dx_top, dx_top, dx_bottom, dx_bottom];
         let dy = [dy_left, dy_right, dy_left, dy_right];
         for k in 0..4 {
@@ -451,58 +672,114 @@ fn derivative(dst: &mut Lanes, a: &Lanes, axis: DerivAxis, fine: bool) {
     }
 }
 
-/// Runs a texture instruction: operands are copied out first, so results may overwrite them.
+/// Scratch for texture instructions: uniform operands broadcast to lanes, the result, and
+/// the sampler's arrays. Allocated with the executor; nothing is allocated per sample.
+pub(crate) struct TexScratch {
+    pool: Box<[Lanes; 12]>,
+    out: [Lanes; 4],
+    sample: Box<texture::SampleScratch>,
+}
+
+impl TexScratch {
+    pub(crate) fn new() -> Self {
+        Self { pool: Box::new([ZERO; 12]), out: [ZERO; 4], sample: texture::SampleScratch::new() }
+    }
+}
+
+/// Runs a texture instruction. Varying operands are read in place; the result is written
+/// to its registers only after sampling, so it may overwrite the operands.
 #[inline(always)]
-fn texture_op(op: &super::ir::TexOp, v: &mut [Lanes], u: &[f32], bindings: &Bindings<'_>) {
+fn texture_op(
+    op: &super::ir::TexOp,
+    v: &mut [Lanes],
+    u: &[f32],
+    bindings: &Bindings<'_>,
+    scratch: &mut TexScratch,
+) {
+    use super::ir::LevelArg;
     let n = usize::from(op.dst_len).min(4);
-    let mut out = [ZERO; 4];
-    if let Some(tex) = bindings.texture(op.texture) {
-        let c0 = lanes(v, u, op.coord[0]);
-        let c1 = lanes(v, u, op.coord[1]);
-        let layer = op.array_index.map(|s| lanes(v, u, s));
+    let TexScratch { pool, out, sample } = scratch;
+    let Some(tex) = bindings.texture(op.texture) else {
+        for &d in &op.dst[..n] {
+            store(v, d, &ZERO);
+        }
+        return;
+    };
+    // Operand slots: 0-2 coordinates, 3 layer, 4 level/bias, 5 reference, 6-8 and 9-11
+    // gradients.
+    let mut srcs: [Option<Src>; 12] = [None; 12];
+    srcs[..3].copy_from_slice(&op.coord.map(Some));
+    srcs[3] = op.array_index;
+    match &op.kind {
+        TexKind::Sample { level, depth_ref, .. } => {
+            match level {
+                LevelArg::Exact(s) | LevelArg::Bias(s) => srcs[4] = Some(*s),
+                LevelArg::Grad(x, y) => {
+                    for i in 0..3 {
+                        srcs[6 + i] = Some(x[i]);
+                        srcs[9 + i] = Some(y[i]);
+                    }
+                }
+                LevelArg::Auto | LevelArg::Zero => {}
+            }
+            srcs[5] = *depth_ref;
+        }
+        TexKind::Load { level } => srcs[4] = *level,
+    }
+    for (slot, s) in pool.iter_mut().zip(&srcs) {
+        if let Some(Src::U(r)) = s {
+            *slot = [u.get(*r as usize).copied().unwrap_or(0.0); LANES];
+        }
+    }
+    {
+        let v: &[Lanes] = v;
+        let pool: &[Lanes; 12] = pool;
+        let get = |i: usize| -> &Lanes {
+            match srcs[i] {
+                Some(Src::V(r)) => v.get(r as usize).unwrap_or(&ZERO),
+                Some(Src::U(_)) => &pool[i],
+                None => &ZERO,
+            }
+        };
         match &op.kind {
             TexKind::Sample { level, depth_ref, gather, clamp_to_edge, offset } => {
-                if let Some(samp) = bindings.sampler(op.sampler) {
-                    let c2 = lanes(v, u, op.coord[2]);
-                    let level_lanes = match level {
-                        super::ir::LevelArg::Exact(s) | super::ir::LevelArg::Bias(s) => lanes(v, u, *s),
-                        _ => ZERO,
-                    };
-                    let (gx, gy) = match level {
-                        super::ir::LevelArg::Grad(x, y) => (x.map(|s| lanes(v, u, s)), y.map(|s| lanes(v, u, s))),
-                        _ => ([ZERO; 3], [ZERO; 3]),
-                    };
-                    let reference = depth_ref.map(|s| lanes(v, u, s));
-                    let lod = match level {
-                        super::ir::LevelArg::Auto => texture::Lod::Auto,
-                        super::ir::LevelArg::Zero => texture::Lod::Zero,
-                        super::ir::LevelArg::Exact(_) => texture::Lod::Exact(&level_lanes),
-                        super::ir::LevelArg::Bias(_) => texture::Lod::Bias(&level_lanes),
-                        super::ir::LevelArg::Grad(..) => {
-                            texture::Lod::Grad([&gx[0], &gx[1], &gx[2]], [&gy[0], &gy[1], &gy[2]])
-                        }
-                    };
-                    let input = texture::SampleIn {
-                        coord: [&c0, &c1, &c2],
-                        layer: layer.as_ref(),
-                        lod,
-                        depth_ref: reference.as_ref(),
-                        gather: *gather,
-                        clamp_to_edge: *clamp_to_edge,
-                        offset: *offset,
-                    };
-                    texture::sample(tex, samp, &input, &mut out, n);
-                }
+                let Some(samp) = bindings.sampler(op.sampler) else {
+                    *out = [ZERO; 4];
+                    return;
+                };
+                let lod = match level {
+                    LevelArg::Auto => texture::Lod::Auto,
+                    LevelArg::Zero => texture::Lod::Zero,
+                    LevelArg::Exact(_) => texture::Lod::Exact(get(4)),
+                    LevelArg::Bias(_) => texture::Lod::Bias(get(4)),
+                    LevelArg::Grad(..) => {
+                        texture::Lod::Grad([get(6), get(7), get(8)], [get(9), get(10), get(11)])
+                    }
+                };
+                let input = texture::SampleIn {
+                    coord: [get(0), get(1), get(2)],
+                    layer: op.array_index.map(|_| get(3)),
+                    lod,
+                    depth_ref: depth_ref.map(|_| get(5)),
+                    gather: *gather,
+                    clamp_to_edge: *clamp_to_edge,
+                    offset: *offset,
+                };
+                texture::sample(tex, samp, &input, sample, out, n);
             }
             TexKind::Load { level } => {
-                let lv = level.map(|s| lanes(v, u, s));
-                texture::load(tex, [&c0, &c1], layer.as_ref(), lv.as_ref(), &mut out, n);
+                texture::load(
+                    tex,
+                    [get(0), get(1)],
+                    op.array_index.map(|_| get(3)),
+                    level.map(|_| get(4)),
+                    out,
+                    n,
+                );
             }
         }
     }
     for (k, &d) in op.dst[..n].iter().enumerate() {
-        if let Some(reg) = v.get_mut(d as usize) {
-            *reg = out[k];
-        }
+        store(v, d, &out[k]);
     }
 }

@@ -40,7 +40,12 @@ pub fn run<'p>(program: &'p Program, inputs: &[Vec<Lanes>], resources: &[Resourc
     run_active(program, inputs, resources, u64::MAX)
 }
 
-pub fn run_active<'p>(program: &'p Program, inputs: &[Vec<Lanes>], resources: &[Resource<'_>], active: u64) -> Executor<'p> {
+pub fn run_active<'p>(
+    program: &'p Program,
+    inputs: &[Vec<Lanes>],
+    resources: &[Resource<'_>],
+    active: u64,
+) -> Executor<'p> {
     let bindings: Bindings<'_> = program.bind(resources).unwrap_or_else(|e| panic!("{e}"));
     let mut ex = Executor::new(program);
     for (slot, comps) in inputs.iter().enumerate() {

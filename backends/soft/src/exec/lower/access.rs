@@ -48,9 +48,7 @@ impl<'m> Lowerer<'m> {
             S::Call { function, arguments, .. } => {
                 arguments.iter().any(|&a| roots(a))
                     || match root {
-                        RootKey::Global(g) => {
-                            self.info[*function][g].contains(naga::valid::GlobalUse::WRITE)
-                        }
+                        RootKey::Global(g) => self.info[*function][g].contains(naga::valid::GlobalUse::WRITE),
                         _ => false,
                     }
             }
@@ -81,12 +79,19 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `base.index` (constant index).
-    pub(super) fn access_index(&mut self, f: &mut Frame<'m>, base: Handle<naga::Expression>, index: u32) -> LResult<Value> {
+    pub(super) fn access_index(
+        &mut self,
+        f: &mut Frame<'m>,
+        base: Handle<naga::Expression>,
+        index: u32,
+    ) -> LResult<Value> {
         let bt = self.ty(f, base);
         match self.value(f, base)? {
             Value::Comps(v) => {
                 let (start, len) = types::component_range(self.module, bt, index, &self.refuse)?;
-                Ok(Value::Comps(v.get(start as usize..(start + len) as usize).map(<[_]>::to_vec).unwrap_or_default()))
+                Ok(Value::Comps(
+                    v.get(start as usize..(start + len) as usize).map(<[_]>::to_vec).unwrap_or_default(),
+                ))
             }
             Value::Ptr(p) => {
                 let pointee = self.pointee(bt)?;
@@ -101,7 +106,12 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `base[index]` (dynamic index).
-    pub(super) fn access(&mut self, f: &mut Frame<'m>, base: Handle<naga::Expression>, index: Handle<naga::Expression>) -> LResult<Value> {
+    pub(super) fn access(
+        &mut self,
+        f: &mut Frame<'m>,
+        base: Handle<naga::Expression>,
+        index: Handle<naga::Expression>,
+    ) -> LResult<Value> {
         let idx = self.scalar(f, index)?;
         if let Val::C(i) = idx {
             return self.access_index(f, base, i);
@@ -112,7 +122,8 @@ impl<'m> Lowerer<'m> {
                 let (count, stride) = types::dynamic_shape(self.module, bt, &self.refuse)?;
                 let mut out = Vec::with_capacity(stride as usize);
                 for c in 0..stride {
-                    let list: Vec<Val> = (0..count).filter_map(|k| v.get((k * stride + c) as usize).copied()).collect();
+                    let list: Vec<Val> =
+                        (0..count).filter_map(|k| v.get((k * stride + c) as usize).copied()).collect();
                     out.push(self.b.gather(&list, idx, 0));
                 }
                 Ok(Value::Comps(out))
@@ -175,18 +186,26 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn load_scalars(&mut self, f: &mut Frame<'m>, pointer: Handle<naga::Expression>, p: &Ptr, len: u32) -> LResult<Value> {
+    fn load_scalars(
+        &mut self,
+        f: &mut Frame<'m>,
+        pointer: Handle<naga::Expression>,
+        p: &Ptr,
+        len: u32,
+    ) -> LResult<Value> {
         match p.root {
-            Root::Uniform(res) => {
-                Ok(Value::Comps((0..len).map(|i| self.uniform_load(res, p.offset + 4 * i, p.dynamic)).collect()))
-            }
+            Root::Uniform(res) => Ok(Value::Comps(
+                (0..len).map(|i| self.uniform_load(res, p.offset + 4 * i, p.dynamic)).collect(),
+            )),
             Root::Var(var) => {
                 let (regs, uniform) = match self.vars.get(var) {
                     Some(v) => (v.regs.clone(), v.uniform),
                     None => return Err(self.unsupported("a load from an unknown variable")),
                 };
                 if let Some(idx) = p.dynamic {
-                    return Ok(Value::Comps((0..len).map(|i| self.b.gather(&regs, idx, p.offset + i)).collect()));
+                    return Ok(Value::Comps(
+                        (0..len).map(|i| self.b.gather(&regs, idx, p.offset + i)).collect(),
+                    ));
                 }
                 let start = p.offset as usize;
                 let Some(slice) = regs.get(start..start + len as usize) else {
@@ -221,7 +240,12 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `*pointer = value`.
-    pub(super) fn store(&mut self, f: &mut Frame<'m>, pointer: Handle<naga::Expression>, value: Handle<naga::Expression>) -> LResult<()> {
+    pub(super) fn store(
+        &mut self,
+        f: &mut Frame<'m>,
+        pointer: Handle<naga::Expression>,
+        value: Handle<naga::Expression>,
+    ) -> LResult<()> {
         let Value::Ptr(p) = self.value(f, pointer)? else {
             return Err(self.unsupported("a store through something that is not a pointer"));
         };

@@ -51,7 +51,9 @@ impl<'m> Lowerer<'m> {
             }
             E::GlobalVariable(g) => self.global_variable(g),
             E::LocalVariable(l) => match f.locals.get(l.index()) {
-                Some(&var) => Ok(Value::Ptr(super::Ptr { root: super::Root::Var(var), offset: 0, dynamic: None })),
+                Some(&var) => {
+                    Ok(Value::Ptr(super::Ptr { root: super::Root::Var(var), offset: 0, dynamic: None }))
+                }
                 None => Err(self.unsupported("a local variable used before its declaration")),
             },
             E::Load { pointer } => self.load(f, pointer),
@@ -144,20 +146,28 @@ impl<'m> Lowerer<'m> {
                         }
                         comps(vec![acc])
                     }
-                    naga::RelationalFunction::IsNan => comps(v.into_iter().map(|x| self.b.op1(Op1::FIsNan, x)).collect()),
-                    naga::RelationalFunction::IsInf => comps(v.into_iter().map(|x| self.b.op1(Op1::FIsInf, x)).collect()),
+                    naga::RelationalFunction::IsNan => {
+                        comps(v.into_iter().map(|x| self.b.op1(Op1::FIsNan, x)).collect())
+                    }
+                    naga::RelationalFunction::IsInf => {
+                        comps(v.into_iter().map(|x| self.b.op1(Op1::FIsInf, x)).collect())
+                    }
                 }
             }
-            E::Math { fun, arg, arg1, arg2, arg3 } => self.math(f, fun, arg, arg1, arg2, arg3).map(Value::Comps),
+            E::Math { fun, arg, arg1, arg2, arg3 } => {
+                self.math(f, fun, arg, arg1, arg2, arg3).map(Value::Comps)
+            }
             E::As { expr, kind, convert } => self.convert(f, expr, kind, convert),
             E::CallResult(_) => Err(self.unsupported("a call result used before its call")),
             E::ArrayLength(_) => Err(self.unsupported("`arrayLength` (runtime-sized arrays)")),
             E::AtomicResult { .. } => Err(self.unsupported("atomic operations")),
             E::WorkGroupUniformLoadResult { .. } => Err(self.unsupported("`workgroupUniformLoad`")),
-            E::RayQueryVertexPositions { .. } | E::RayQueryProceedResult | E::RayQueryGetIntersection { .. } => {
-                Err(self.unsupported("ray queries"))
+            E::RayQueryVertexPositions { .. }
+            | E::RayQueryProceedResult
+            | E::RayQueryGetIntersection { .. } => Err(self.unsupported("ray queries")),
+            E::SubgroupBallotResult | E::SubgroupOperationResult { .. } => {
+                Err(self.unsupported("subgroup operations"))
             }
-            E::SubgroupBallotResult | E::SubgroupOperationResult { .. } => Err(self.unsupported("subgroup operations")),
             E::CooperativeLoad { .. } | E::CooperativeMultiplyAdd { .. } => {
                 Err(self.unsupported("cooperative matrices"))
             }
@@ -175,7 +185,9 @@ impl<'m> Lowerer<'m> {
             L::F64(_) => return Err(self.unsupported("f64 values")),
             L::I64(_) | L::U64(_) => return Err(self.unsupported("64-bit integers")),
             L::I16(_) | L::U16(_) => return Err(self.unsupported("16-bit integers")),
-            L::AbstractInt(_) | L::AbstractFloat(_) => return Err(self.unsupported("abstract numeric literals")),
+            L::AbstractInt(_) | L::AbstractFloat(_) => {
+                return Err(self.unsupported("abstract numeric literals"));
+            }
         })
     }
 
@@ -242,7 +254,13 @@ impl<'m> Lowerer<'m> {
         })
     }
 
-    fn binary(&mut self, f: &mut Frame<'m>, op: B, left: Handle<naga::Expression>, right: Handle<naga::Expression>) -> LResult<Value> {
+    fn binary(
+        &mut self,
+        f: &mut Frame<'m>,
+        op: B,
+        left: Handle<naga::Expression>,
+        right: Handle<naga::Expression>,
+    ) -> LResult<Value> {
         let (lt, rt) = (self.ty(f, left), self.ty(f, right));
         let a = self.comps(f, left)?;
         let b = self.comps(f, right)?;
@@ -267,7 +285,8 @@ impl<'m> Lowerer<'m> {
                 _ => {}
             }
         }
-        let kind = types::scalar_kind(lt).ok_or_else(|| self.unsupported("a binary operator on a composite value"))?;
+        let kind = types::scalar_kind(lt)
+            .ok_or_else(|| self.unsupported("a binary operator on a composite value"))?;
         let op2 = self.binop(op, kind)?;
         let n = a.len().max(b.len());
         let mut out = Vec::with_capacity(n);
@@ -301,8 +320,15 @@ impl<'m> Lowerer<'m> {
         acc
     }
 
-    fn convert(&mut self, f: &mut Frame<'m>, expr: Handle<naga::Expression>, to: K, convert: Option<u8>) -> LResult<Value> {
-        let from = types::scalar_kind(self.ty(f, expr)).ok_or_else(|| self.unsupported("a conversion of a composite"))?;
+    fn convert(
+        &mut self,
+        f: &mut Frame<'m>,
+        expr: Handle<naga::Expression>,
+        to: K,
+        convert: Option<u8>,
+    ) -> LResult<Value> {
+        let from = types::scalar_kind(self.ty(f, expr))
+            .ok_or_else(|| self.unsupported("a conversion of a composite"))?;
         let v = self.comps(f, expr)?;
         if let Some(width) = convert {
             if to != K::Bool && width != 4 {

@@ -38,7 +38,12 @@ pub(super) enum Flow {
 impl<'m> Lowerer<'m> {
     /// Lowers the statements of `block`; `continuing` is the loop's continuing block when
     /// `block` is a loop body.
-    pub(super) fn block(&mut self, f: &mut Frame<'m>, block: &'m Block, continuing: Option<&'m Block>) -> LResult<Flow> {
+    pub(super) fn block(
+        &mut self,
+        f: &mut Frame<'m>,
+        block: &'m Block,
+        continuing: Option<&'m Block>,
+    ) -> LResult<Flow> {
         self.cursor.push((block, 0, continuing));
         let mut flow = Flow::Next;
         for (i, stmt) in block.iter().enumerate() {
@@ -138,7 +143,13 @@ impl<'m> Lowerer<'m> {
         [brk.unwrap_or(NO_SLOT), cont.unwrap_or(NO_SLOT), ret, KILL_SLOT]
     }
 
-    fn if_(&mut self, f: &mut Frame<'m>, condition: naga::Handle<naga::Expression>, accept: &'m Block, reject: &'m Block) -> LResult<Flow> {
+    fn if_(
+        &mut self,
+        f: &mut Frame<'m>,
+        condition: naga::Handle<naga::Expression>,
+        accept: &'m Block,
+        reject: &'m Block,
+    ) -> LResult<Flow> {
         let cond = self.scalar(f, condition)?;
         match cond {
             Val::C(c) => self.block(f, if c != 0 { accept } else { reject }, None),
@@ -181,7 +192,12 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn switch(&mut self, f: &mut Frame<'m>, selector: naga::Handle<naga::Expression>, cases: &'m [naga::SwitchCase]) -> LResult<Flow> {
+    fn switch(
+        &mut self,
+        f: &mut Frame<'m>,
+        selector: naga::Handle<naga::Expression>,
+        cases: &'m [naga::SwitchCase],
+    ) -> LResult<Flow> {
         let sel = self.scalar(f, selector)?;
         let value_of = |c: &naga::SwitchCase| match c.value {
             naga::SwitchValue::I32(v) => Some(v as u32),
@@ -356,15 +372,15 @@ impl<'m> Lowerer<'m> {
 
     fn break_(&mut self) -> LResult<Flow> {
         let fi = self.function_index();
-        let Some(i) = (fi..self.constructs.len())
-            .rev()
-            .find(|&i| matches!(self.constructs[i].kind, ConstructKind::Loop { .. } | ConstructKind::Switch { .. }))
-        else {
+        let Some(i) = (fi..self.constructs.len()).rev().find(|&i| {
+            matches!(self.constructs[i].kind, ConstructKind::Loop { .. } | ConstructKind::Switch { .. })
+        }) else {
             return Err(self.unsupported("`break` outside a loop or switch"));
         };
         let divergent = self.divergent_since(i);
         match self.constructs[i].kind {
-            ConstructKind::Loop { uniform: true, end, .. } | ConstructKind::Switch { uniform: true, end, .. }
+            ConstructKind::Loop { uniform: true, end, .. }
+            | ConstructKind::Switch { uniform: true, end, .. }
                 if !divergent =>
             {
                 self.b.jump(end);
@@ -387,7 +403,9 @@ impl<'m> Lowerer<'m> {
 
     fn continue_(&mut self) -> LResult<Flow> {
         let fi = self.function_index();
-        let Some(i) = (fi..self.constructs.len()).rev().find(|&i| matches!(self.constructs[i].kind, ConstructKind::Loop { .. }))
+        let Some(i) = (fi..self.constructs.len())
+            .rev()
+            .find(|&i| matches!(self.constructs[i].kind, ConstructKind::Loop { .. }))
         else {
             return Err(self.unsupported("`continue` outside a loop"));
         };
@@ -440,14 +458,19 @@ impl<'m> Lowerer<'m> {
         result: Option<naga::Handle<naga::Expression>>,
     ) -> LResult<()> {
         if self.call_depth >= super::MAX_CALL_DEPTH {
-            return Err(Stop::Error(self.refuse.too_large(format!("calls nested deeper than {}", super::MAX_CALL_DEPTH))));
+            return Err(Stop::Error(
+                self.refuse.too_large(format!("calls nested deeper than {}", super::MAX_CALL_DEPTH)),
+            ));
         }
         let mut args = Vec::with_capacity(arguments.len());
         for &a in arguments {
             args.push(self.value(f, a)?);
         }
         let module = self.module;
-        let callee = module.functions.try_get(function).map_err(|_| self.unsupported("a call to an unknown function"))?;
+        let callee = module
+            .functions
+            .try_get(function)
+            .map_err(|_| self.unsupported("a call to an unknown function"))?;
         let instance = self.instances;
         self.instances += 1;
         let result_var = match &callee.result {

@@ -21,7 +21,11 @@ pub(super) struct SampleArgs {
 }
 
 impl<'m> Lowerer<'m> {
-    fn texture_resource(&mut self, f: &mut Frame<'m>, image: Handle<naga::Expression>) -> LResult<(u16, bool)> {
+    fn texture_resource(
+        &mut self,
+        f: &mut Frame<'m>,
+        image: Handle<naga::Expression>,
+    ) -> LResult<(u16, bool)> {
         match self.value(f, image)? {
             Value::Image(res) => match self.resource_info.get(usize::from(res)).map(|r| r.kind) {
                 Some(ResourceKind::Texture { depth, .. }) => Ok((res, depth)),
@@ -148,7 +152,12 @@ impl<'m> Lowerer<'m> {
         }))
     }
 
-    pub(super) fn image_query(&mut self, f: &mut Frame<'m>, image: Handle<naga::Expression>, query: naga::ImageQuery) -> LResult<Value> {
+    pub(super) fn image_query(
+        &mut self,
+        f: &mut Frame<'m>,
+        image: Handle<naga::Expression>,
+        query: naga::ImageQuery,
+    ) -> LResult<Value> {
         let (res, _) = self.texture_resource(f, image)?;
         let one = |this: &mut Self, query: TexQuery, level: Option<Val>| {
             let varying = level.is_some_and(|l| l.varying());

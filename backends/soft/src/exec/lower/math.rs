@@ -114,7 +114,15 @@ impl<'m> Lowerer<'m> {
         };
         let float = kind == K::Float;
         let signed = kind == K::Sint;
-        let pick = |fl: Op1, s: Op1, u: Option<Op1>| if float { Some(fl) } else if signed { Some(s) } else { u };
+        let pick = |fl: Op1, s: Op1, u: Option<Op1>| {
+            if float {
+                Some(fl)
+            } else if signed {
+                Some(s)
+            } else {
+                u
+            }
+        };
         Ok(match fun {
             M::Abs => match pick(Op1::FAbs, Op1::IAbs, None) {
                 Some(op) => self.map1(op, &a),
@@ -134,7 +142,13 @@ impl<'m> Lowerer<'m> {
             }
             M::Clamp => {
                 let (lo, hi) = (get(self, arg1)?, get(self, arg2)?);
-                let op = if float { Op3::FClamp } else if signed { Op3::SClamp } else { Op3::UClamp };
+                let op = if float {
+                    Op3::FClamp
+                } else if signed {
+                    Op3::SClamp
+                } else {
+                    Op3::UClamp
+                };
                 self.map3(op, &a, &lo, &hi)
             }
             M::Saturate => self.map1(Op1::FSaturate, &a),

@@ -294,7 +294,9 @@ impl<'m> Lowerer<'m> {
     fn store_var(&mut self, var: usize, offset: u32, dynamic: Option<Val>, value: &[Val]) -> LResult<()> {
         let divergent = self.divergent();
         let Some(v) = self.vars.get(var) else { return Ok(()) };
-        if v.uniform && (divergent || value.iter().any(|x| x.varying()) || dynamic.is_some_and(|d| d.varying())) {
+        if v.uniform
+            && (divergent || value.iter().any(|x| x.varying()) || dynamic.is_some_and(|d| d.varying()))
+        {
             return Err(self.var_varies(var));
         }
         let regs = v.regs.clone();
@@ -330,7 +332,9 @@ impl<'m> Lowerer<'m> {
         let ep = &module.entry_points[ep_index];
         let ep_info = self.info.get_entry_point(ep_index);
         let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).map_err(|e| self.unsupported(format!("a type naga cannot lay out ({e})")))?;
+        layouter
+            .update(module.to_ctx())
+            .map_err(|e| self.unsupported(format!("a type naga cannot lay out ({e})")))?;
 
         // Resources, sorted by group and binding.
         let mut found = Vec::new();
@@ -341,7 +345,11 @@ impl<'m> Lowerer<'m> {
             if let Some(info) = resource_of(module, &layouter, g, &self.refuse)? {
                 found.push((g, info));
             } else if module.global_variables[g].space == naga::AddressSpace::Private {
-                let len = types::flat_len(module, &module.types[module.global_variables[g].ty].inner, &self.refuse)?;
+                let len = types::flat_len(
+                    module,
+                    &module.types[module.global_variables[g].ty].inner,
+                    &self.refuse,
+                )?;
                 let var = self.new_var(VarKey::Private(g.index() as u32), len);
                 self.privates.insert(g, var);
             }
@@ -357,8 +365,15 @@ impl<'m> Lowerer<'m> {
         let mut input_regs = Vec::new();
         let mut args = Vec::new();
         for arg in &ep.function.arguments {
-            let leaves =
-                io_leaves(module, arg.ty, arg.binding.as_ref(), arg.name.as_deref(), self.stage, true, &self.refuse)?;
+            let leaves = io_leaves(
+                module,
+                arg.ty,
+                arg.binding.as_ref(),
+                arg.name.as_deref(),
+                self.stage,
+                true,
+                &self.refuse,
+            )?;
             let mut comps = Vec::new();
             for leaf in leaves {
                 let regs: Vec<Reg> = (0..leaf.slot.components).map(|_| self.b.new_v()).collect();
@@ -374,7 +389,8 @@ impl<'m> Lowerer<'m> {
         let mut output_regs = Vec::new();
         let mut result = None;
         if let Some(res) = &ep.function.result {
-            let leaves = io_leaves(module, res.ty, res.binding.as_ref(), None, self.stage, false, &self.refuse)?;
+            let leaves =
+                io_leaves(module, res.ty, res.binding.as_ref(), None, self.stage, false, &self.refuse)?;
             let total: u32 = leaves.iter().map(|l| l.slot.components).sum();
             let var = self.new_var(VarKey::Outputs, total);
             let mut at = 0usize;
@@ -420,7 +436,9 @@ impl<'m> Lowerer<'m> {
         self.b.push(Inst::End);
 
         if self.b.code.len() > builder::MAX_INSTRUCTIONS {
-            return Err(Stop::Error(self.refuse.too_large(format!("more than {} instructions", builder::MAX_INSTRUCTIONS))));
+            return Err(Stop::Error(
+                self.refuse.too_large(format!("more than {} instructions", builder::MAX_INSTRUCTIONS)),
+            ));
         }
         let consts = self.b.finish();
         Ok(Lowered {
@@ -509,7 +527,9 @@ impl<'m> Lowerer<'m> {
         match self.value(f, h)? {
             Value::Comps(c) => Ok(c),
             Value::Ptr(_) => Err(self.unsupported("a pointer used as a value")),
-            Value::Image(_) | Value::Sampler(_) => Err(self.unsupported("a texture or sampler used as a value")),
+            Value::Image(_) | Value::Sampler(_) => {
+                Err(self.unsupported("a texture or sampler used as a value"))
+            }
         }
     }
 

@@ -38,7 +38,9 @@ pub(crate) fn flat_len(module: &Module, inner: &TypeInner, refuse: &Refuse) -> R
         TypeInner::Array { base, size, .. } => {
             let n = array_len(size, refuse)?;
             let each = flat_len(module, &module.types[base].inner, refuse)?;
-            n.checked_mul(each).filter(|&t| t <= 1 << 16).ok_or_else(|| refuse.too_large("an array of more than 65536 scalars"))?
+            n.checked_mul(each)
+                .filter(|&t| t <= 1 << 16)
+                .ok_or_else(|| refuse.too_large("an array of more than 65536 scalars"))?
         }
         TypeInner::Struct { ref members, .. } => {
             let mut total = 0u32;
@@ -108,7 +110,11 @@ pub(crate) fn component_range(
 
 /// The element count and component stride of a dynamically indexable composite (vector,
 /// matrix, array).
-pub(crate) fn dynamic_shape(module: &Module, inner: &TypeInner, refuse: &Refuse) -> Result<(u32, u32), ExecError> {
+pub(crate) fn dynamic_shape(
+    module: &Module,
+    inner: &TypeInner,
+    refuse: &Refuse,
+) -> Result<(u32, u32), ExecError> {
     Ok(match *inner {
         TypeInner::Vector { size, .. } => (size as u32, 1),
         TypeInner::Matrix { columns, rows, .. } => (columns as u32, rows as u32),
@@ -129,11 +135,18 @@ pub(crate) fn column_stride(rows: naga::VectorSize) -> u32 {
 }
 
 /// Byte offset and size of member or element `index` of a composite in a uniform block.
-pub(crate) fn byte_range(_module: &Module, inner: &TypeInner, index: u32, refuse: &Refuse) -> Result<u32, ExecError> {
+pub(crate) fn byte_range(
+    _module: &Module,
+    inner: &TypeInner,
+    index: u32,
+    refuse: &Refuse,
+) -> Result<u32, ExecError> {
     Ok(match *inner {
         TypeInner::Vector { size, .. } => index.min(size as u32 - 1) * 4,
         TypeInner::Matrix { columns, rows, .. } => index.min(columns as u32 - 1) * column_stride(rows),
-        TypeInner::Array { size, stride, .. } => index.min(array_len(size, refuse)?.saturating_sub(1)) * stride,
+        TypeInner::Array { size, stride, .. } => {
+            index.min(array_len(size, refuse)?.saturating_sub(1)) * stride
+        }
         TypeInner::Struct { ref members, .. } => match members.get(index as usize) {
             Some(m) => m.offset,
             None => return Err(refuse.unsupported("a struct member index out of range")),

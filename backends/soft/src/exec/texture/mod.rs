@@ -8,7 +8,7 @@ mod sample;
 use f3d_hal::{AddressMode, CompareFunction, FilterMode, SamplerDescriptor, TextureDimension, TextureFormat};
 
 pub(crate) use decode::Decode;
-pub(crate) use sample::{Lod, SampleIn, load, query, sample};
+pub(crate) use sample::{Lod, SampleIn, SampleScratch, load, query, sample};
 
 /// A texture's texels, as the device stores them.
 ///
@@ -68,12 +68,19 @@ pub(crate) struct BoundTexture<'a> {
 impl<'a> BoundTexture<'a> {
     /// Checks `view` and prepares it; the error says what is wrong.
     pub(crate) fn new(view: &TextureView<'a>) -> Result<Self, String> {
-        let decode = Decode::of(view.format).ok_or_else(|| format!("the soft executor cannot sample {} textures", view.format))?;
+        let decode = Decode::of(view.format)
+            .ok_or_else(|| format!("the soft executor cannot sample {} textures", view.format))?;
         if view.width == 0 || view.height == 0 || view.mip_levels == 0 || view.layers == 0 {
             return Err("a texture with no texels".into());
         }
         if view.mip_levels > 32 {
             return Err(format!("{} mip levels (at most 32)", view.mip_levels));
+        }
+        if u64::from(view.width) * u64::from(view.height) * 16 >= 1 << 31 {
+            return Err(format!(
+                "{}x{} texels (the soft executor addresses at most 2 GiB per plane)",
+                view.width, view.height
+            ));
         }
         let expect_layers_ok = match view.dimension {
             TextureDimension::D2 => view.layers == 1,
@@ -85,7 +92,12 @@ impl<'a> BoundTexture<'a> {
         }
         let planes = u64::from(view.mip_levels) * u64::from(view.layers);
         if view.planes.len() as u64 != planes {
-            return Err(format!("{} planes given, {} levels x {} layers need {planes}", view.planes.len(), view.mip_levels, view.layers));
+            return Err(format!(
+                "{} planes given, {} levels x {} layers need {planes}",
+                view.planes.len(),
+                view.mip_levels,
+                view.layers
+            ));
         }
         let bytes_per_texel = decode.bytes_per_texel();
         let mut levels = Vec::with_capacity(view.mip_levels as usize);
@@ -103,7 +115,14 @@ impl<'a> BoundTexture<'a> {
             }
             levels.push(Level { width: w, height: h });
         }
-        Ok(Self { decode, bytes_per_texel, dimension: view.dimension, layers: view.layers, levels, planes: view.planes })
+        Ok(Self {
+            decode,
+            bytes_per_texel,
+            dimension: view.dimension,
+            layers: view.layers,
+            levels,
+            planes: view.planes,
+        })
     }
 
     /// The plane of `level` and `layer` (both in range).
