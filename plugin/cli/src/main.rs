@@ -7,8 +7,13 @@
 //!   with one `path:line:col: error: message` diagnostic (and a source excerpt) per problem.
 //! * `f3d material compile <file> --backend <name> [--emit wgsl|spirv|reflection]` prints what
 //!   the backend receives.
+//! * `f3d render [scene] [--out file.png] [--size WxH] [--backend name] [--frames N]` draws the
+//!   showcase (or another scene of `f3d_examples::SCENES`) through the plugin into a PNG.
+//! * `f3d graph [scene] [--dot]` prints the compiled render graph of that scene's frame (a
+//!   text dump, or Graphviz dot).
 
 mod backends;
+mod render;
 
 use std::process::ExitCode;
 
@@ -37,6 +42,42 @@ enum Command {
         #[command(subcommand)]
         command: MaterialCommand,
     },
+    /// Renders the showcase (or another example scene) to a PNG.
+    Render {
+        /// The scene: showcase, or one of the focused scenes (`--list` names them).
+        #[arg(default_value = "showcase")]
+        scene: String,
+        /// The PNG to write.
+        #[arg(long, default_value = "showcase.png")]
+        out: std::path::PathBuf,
+        /// WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// A backend name; the registry's order (GPU first, soft last) when left out.
+        #[arg(long)]
+        backend: Option<String>,
+        /// Frames to run; the last is written.
+        #[arg(long, default_value_t = 1)]
+        frames: u32,
+        /// List the scenes and exit.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Prints the compiled render graph of a scene's frame.
+    Graph {
+        /// The scene.
+        #[arg(default_value = "showcase")]
+        scene: String,
+        /// Print Graphviz dot instead of the text dump.
+        #[arg(long)]
+        dot: bool,
+        /// WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// A backend name.
+        #[arg(long)]
+        backend: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -63,6 +104,53 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Conformance { backend, tier } => conformance(&backend, tier.as_deref()),
         Command::Material { command } => material(command),
+        Command::Render { scene, out, size, backend, frames, list } => {
+            if list {
+                for (name, _) in f3d_examples::SCENES {
+                    println!("{name}");
+                }
+                return ExitCode::SUCCESS;
+            }
+            render_command(scene, Some(out), &size, backend, frames, None)
+        }
+        Command::Graph { scene, dot, size, backend } => {
+            render_command(scene, None, &size, backend, 1, Some(dot))
+        }
+    }
+}
+
+fn render_command(
+    scene: String,
+    out: Option<std::path::PathBuf>,
+    size: &str,
+    backend: Option<String>,
+    frames: u32,
+    graph: Option<bool>,
+) -> ExitCode {
+    let Some(size) = f3d_examples::parse_size(size) else {
+        eprintln!("error: --size {size}: expected WxH");
+        return ExitCode::from(2);
+    };
+    let job = render::RenderJob { scene, size, backend, frames, out };
+    match render::run(&job) {
+        Ok(result) => {
+            match graph {
+                Some(true) => print!("{}", result.graph.dot),
+                Some(false) => print!("{}", result.graph.dump),
+                None => {
+                    println!("backend: {}", result.device);
+                    if let Some(p) = &result.written {
+                        println!("wrote {} ({}x{})", p.display(), size.0, size.1);
+                    }
+                    println!("frame time: {:.1} ms", result.frame_time.as_secs_f64() * 1e3);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
