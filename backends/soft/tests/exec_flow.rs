@@ -1,5 +1,7 @@
 //! Control flow over lane masks: loops with per-lane trip counts, nested branches, switches,
 //! inlined calls with early returns, discard, and derivatives on quads.
+// Assertions index inputs and outputs by lane, as the shaders do.
+#![allow(clippy::needless_range_loop)]
 
 mod exec_support;
 
@@ -86,7 +88,7 @@ fn uniform_loop_over_uniform_lights() {
         }
     }
     let nrm: Vec<_> = (0..3).map(|c| lanes(|l| ((l * (c + 2)) % 7) as f32 / 3.0 - 1.0)).collect();
-    let ex = run(&p, &[nrm.clone()], &[Resource::UniformBlock(&bytes)]);
+    let ex = run(&p, std::slice::from_ref(&nrm), &[Resource::UniformBlock(&bytes)]);
     for l in 0..64 {
         let n = [nrm[0][l], nrm[1][l], nrm[2][l]];
         let mut c = [0.0f32; 3];
@@ -189,7 +191,7 @@ fn calls_with_pointers_and_private_globals() {
     );
     let v: Vec<_> =
         (0..4).map(|c| lanes(|l| if (l >> c) & 1 == 1 { 1.0 + c as f32 } else { -1.0 })).collect();
-    let ex = run(&p, &[v.clone()], &[]);
+    let ex = run(&p, std::slice::from_ref(&v), &[]);
     for l in 0..64 {
         let comps = [v[0][l], v[1][l], v[2][l], v[3][l]];
         let first = comps.iter().position(|&c| c > 0.0).map_or(-1, |i| i as i32);

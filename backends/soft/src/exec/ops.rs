@@ -522,11 +522,11 @@ op_table! {
         /// `/` on `i32`
         SDiv(x: i32, y: i32) -> i32 { sdiv(x, y) }
         /// `/` on `u32`
-        UDiv(x: u32, y: u32) -> u32 { if y == 0 { x } else { x / y } }
+        UDiv(x: u32, y: u32) -> u32 { x.checked_div(y).unwrap_or(x) }
         /// `%` on `i32`
         SMod(x: i32, y: i32) -> i32 { smod(x, y) }
         /// `%` on `u32`
-        UMod(x: u32, y: u32) -> u32 { if y == 0 { 0 } else { x % y } }
+        UMod(x: u32, y: u32) -> u32 { x.checked_rem(y).unwrap_or(0) }
         /// `min` on `i32`
         SMin(x: i32, y: i32) -> i32 { x.min(y) }
         /// `max` on `i32`

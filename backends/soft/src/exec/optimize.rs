@@ -47,10 +47,10 @@ impl Facts {
         };
         for (pc, inst) in code.iter().enumerate() {
             let mut inst = inst.clone();
-            if let Some(t) = inst.target_mut() {
-                if let Some(slot) = f.targets.get_mut(*t as usize) {
-                    *slot = true;
-                }
+            if let Some(t) = inst.target_mut()
+                && let Some(slot) = f.targets.get_mut(*t as usize)
+            {
+                *slot = true;
             }
             inst.visit_regs(|r| {
                 let i = if r.varying { *r.reg as usize } else { n_v + *r.reg as usize };
@@ -201,10 +201,10 @@ fn propagate_copies(l: &mut Lowered, n_u: usize) -> bool {
     }
     for inst in &mut l.code {
         inst.visit_regs(|r| {
-            if r.role == Role::Use {
-                if let Some(x) = map.get(&Key { varying: r.varying, reg: *r.reg }) {
-                    *r.reg = x.reg;
-                }
+            if r.role == Role::Use
+                && let Some(x) = map.get(&Key { varying: r.varying, reg: *r.reg })
+            {
+                *r.reg = x.reg;
             }
         });
     }

@@ -91,13 +91,13 @@ fn scan(
         let pc = pc as u32;
         let mut inst = inst.clone();
         inst.visit_regs(|r| {
-            if r.varying == varying {
-                if let Some(s) = start.get_mut(*r.reg as usize) {
-                    *s = (*s).min(pc);
-                    end[*r.reg as usize] = end[*r.reg as usize].max(pc);
-                    if r.role == Role::Update {
-                        updates.push((pc, *r.reg as usize));
-                    }
+            if r.varying == varying
+                && let Some(s) = start.get_mut(*r.reg as usize)
+            {
+                *s = (*s).min(pc);
+                end[*r.reg as usize] = end[*r.reg as usize].max(pc);
+                if r.role == Role::Update {
+                    updates.push((pc, *r.reg as usize));
                 }
             }
         });
@@ -298,10 +298,10 @@ pub(crate) fn verify(code: &[Inst], n_v: u32, n_u: u32) -> Result<(), String> {
         if !may_alias && defs.iter().any(|d| uses.contains(d)) {
             return Err(format!("instruction {pc} ({inst:?}) reads the register it writes"));
         }
-        if let Some(t) = inst.clone().target_mut() {
-            if *t as usize > code.len() {
-                return Err(format!("instruction {pc} jumps to {t}, past the end"));
-            }
+        if let Some(t) = inst.clone().target_mut()
+            && *t as usize > code.len()
+        {
+            return Err(format!("instruction {pc} jumps to {t}, past the end"));
         }
     }
     Ok(())

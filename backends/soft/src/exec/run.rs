@@ -39,6 +39,14 @@ pub(crate) enum Step {
     V2 { op: Op2, shape: u8, d: u32, a: Opnd, b: Opnd },
     /// `d = op(a, b, c)`, `d` varying.
     V3 { op: Op3, shape: u8, d: u32, a: Opnd, b: Opnd, c: Opnd },
+    /// Up to four consecutive `V2` steps of the same operation and shape (the components of
+    /// a vector operation), run in order by one dispatch; members are `[d, a, b]`.
+    G2 { op: Op2, shape: u8, n: u8, m: [[u32; 3]; 4] },
+    /// Up to four consecutive `V3` steps, as `G2`; members are `[d, a, b, c]`.
+    G3 { op: Op3, shape: u8, n: u8, m: [[u32; 4]; 4] },
+    /// The place of a step folded into the group before it (never reached: the group
+    /// skips it).
+    Folded,
     /// Anything else.
     Any(Inst),
 }
@@ -55,7 +63,8 @@ pub(crate) fn prepare(code: &[Inst], n_v: u32) -> Vec<Step> {
     };
     let shape =
         |ops: &[Opnd]| ops.iter().enumerate().fold(0u8, |m, (i, x)| m | (u8::from(x & UNIFORM != 0) << i));
-    code.iter()
+    let steps = code
+        .iter()
         .map(|inst| {
             let step = match *inst {
                 Inst::Op1 { op, d: Dst::V(d), a } if d < n_v => {
@@ -74,14 +83,81 @@ pub(crate) fn prepare(code: &[Inst], n_v: u32) -> Vec<Step> {
             };
             step.unwrap_or_else(|| Step::Any(inst.clone()))
         })
-        .collect()
+        .collect::<Vec<_>>();
+    group(code, steps)
+}
+
+/// Folds runs of element-wise steps into group steps. A run never spans a jump target (a
+/// jump must land on a step that runs), and its members never write a register they read
+/// themselves (members run in order, so they may read each other's results).
+fn group(code: &[Inst], mut steps: Vec<Step>) -> Vec<Step> {
+    let mut target = vec![false; steps.len() + 1];
+    for inst in code {
+        if let Some(t) = inst.clone().target_mut()
+            && let Some(slot) = target.get_mut(*t as usize)
+        {
+            *slot = true;
+        }
+    }
+    let mut i = 0;
+    while i < steps.len() {
+        match steps[i] {
+            Step::V2 { op, shape, .. } => {
+                let mut m = [[0u32; 3]; 4];
+                let mut n = 0;
+                while n < 4 && i + n < steps.len() && (n == 0 || !target[i + n]) {
+                    match steps[i + n] {
+                        Step::V2 { op: o, shape: s, d, a, b }
+                            if o == op && s == shape && a != d && b != d =>
+                        {
+                            m[n] = [d, a, b];
+                            n += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                if n > 1 {
+                    steps[i] = Step::G2 { op, shape, n: n as u8, m };
+                    for s in &mut steps[i + 1..i + n] {
+                        *s = Step::Folded;
+                    }
+                }
+                i += n.max(1);
+            }
+            Step::V3 { op, shape, .. } => {
+                let mut m = [[0u32; 4]; 4];
+                let mut n = 0;
+                while n < 4 && i + n < steps.len() && (n == 0 || !target[i + n]) {
+                    match steps[i + n] {
+                        Step::V3 { op: o, shape: s, d, a, b, c }
+                            if o == op && s == shape && a != d && b != d && c != d =>
+                        {
+                            m[n] = [d, a, b, c];
+                            n += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                if n > 1 {
+                    steps[i] = Step::G3 { op, shape, n: n as u8, m };
+                    for s in &mut steps[i + 1..i + n] {
+                        *s = Step::Folded;
+                    }
+                }
+                i += n.max(1);
+            }
+            _ => i += 1,
+        }
+    }
+    steps
 }
 
 /// Varying operand `x`.
 ///
 /// # Safety
 ///
-/// As for [`opnd`], and `x` is a varying operand.
+/// `base` points at a register file of at least `n_v` registers, `x` is a varying operand
+/// `prepare` checked against `n_v`, and no `&mut` to register `x` is alive for `'a`.
 #[inline(always)]
 unsafe fn vreg<'a>(base: *const Lanes, x: Opnd) -> Arg<'a> {
     // SAFETY: in bounds and not mutably borrowed, by this function's contract.
@@ -238,10 +314,10 @@ fn slot(m: &[u64], s: u16) -> u64 {
 
 #[inline(always)]
 fn set_slot(m: &mut [u64], s: u16, x: u64) {
-    if s != NO_SLOT {
-        if let Some(p) = m.get_mut(usize::from(s)) {
-            *p = x;
-        }
+    if s != NO_SLOT
+        && let Some(p) = m.get_mut(usize::from(s))
+    {
+        *p = x;
     }
 }
 
@@ -356,6 +432,46 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
                 }
                 continue;
             }
+            Step::G2 { op, shape, n, m } => {
+                let n = usize::from(*n).min(4);
+                let base = v.as_mut_ptr();
+                for &[d, a, b] in &m[..n] {
+                    // SAFETY: as for `V2`: `prepare` checked every index against `v.len()`
+                    // and grouped only members whose destination is none of their operands.
+                    unsafe {
+                        let dst = &mut *base.add(d as usize);
+                        match shape {
+                            0 => op.run(dst, vreg(base, a), vreg(base, b)),
+                            1 => op.run(dst, sreg(u, a), vreg(base, b)),
+                            _ => op.run(dst, vreg(base, a), sreg(u, b)),
+                        }
+                    }
+                }
+                pc += n - 1;
+                continue;
+            }
+            Step::G3 { op, shape, n, m } => {
+                let n = usize::from(*n).min(4);
+                let base = v.as_mut_ptr();
+                for &[d, a, b, c] in &m[..n] {
+                    // SAFETY: as for `G2`.
+                    unsafe {
+                        let dst = &mut *base.add(d as usize);
+                        match shape {
+                            0 => op.run(dst, vreg(base, a), vreg(base, b), vreg(base, c)),
+                            1 => op.run(dst, sreg(u, a), vreg(base, b), vreg(base, c)),
+                            2 => op.run(dst, vreg(base, a), sreg(u, b), vreg(base, c)),
+                            3 => op.run(dst, sreg(u, a), sreg(u, b), vreg(base, c)),
+                            4 => op.run(dst, vreg(base, a), vreg(base, b), sreg(u, c)),
+                            5 => op.run(dst, sreg(u, a), vreg(base, b), sreg(u, c)),
+                            _ => op.run(dst, vreg(base, a), sreg(u, b), sreg(u, c)),
+                        }
+                    }
+                }
+                pc += n - 1;
+                continue;
+            }
+            Step::Folded => continue,
             Step::Any(inst) => inst,
         };
         match inst {
@@ -415,12 +531,12 @@ fn interpret(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: 
             },
             Inst::Copy { d, a } => match *d {
                 Dst::V(d) => {
-                    if *a != Src::V(d) {
-                        if let Some((dst, regs)) = split(v, d) {
-                            match arg(&regs, u, *a) {
-                                Arg::V(x) => *dst = *x,
-                                Arg::S(x) => *dst = [x; LANES],
-                            }
+                    if *a != Src::V(d)
+                        && let Some((dst, regs)) = split(v, d)
+                    {
+                        match arg(&regs, u, *a) {
+                            Arg::V(x) => *dst = *x,
+                            Arg::S(x) => *dst = [x; LANES],
                         }
                     }
                 }

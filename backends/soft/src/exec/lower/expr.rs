@@ -330,10 +330,11 @@ impl<'m> Lowerer<'m> {
         let from = types::scalar_kind(self.ty(f, expr))
             .ok_or_else(|| self.unsupported("a conversion of a composite"))?;
         let v = self.comps(f, expr)?;
-        if let Some(width) = convert {
-            if to != K::Bool && width != 4 {
-                crate::exec::interface::scalar_type(naga::Scalar { kind: to, width }, &self.refuse)?;
-            }
+        if let Some(width) = convert
+            && to != K::Bool
+            && width != 4
+        {
+            crate::exec::interface::scalar_type(naga::Scalar { kind: to, width }, &self.refuse)?;
         }
         let op = match (convert, from, to) {
             (None, _, _) => None,
