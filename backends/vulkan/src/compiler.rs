@@ -1,0 +1,226 @@
+//! SPIR-V from validated naga modules (naga's spv-out), and the vulkan [`MaterialCompiler`].
+//!
+//! One set of writer options serves both: shaders made by a device and materials compiled
+//! for the backend come out the same way.
+//!
+//! * **Y points up in clip space** on every f3d backend, and down in Vulkan's: vertex stages
+//!   flip `position.y` (`ADJUST_COORDINATE_SPACE`), so clip-space y up lands in the top rows and
+//!   viewports keep their y-down pixel rectangles with no negative-height trick.
+//! * **Points** have a size: vertex stages write `PointSize = 1` (`FORCE_POINT_SIZE`), which
+//!   Vulkan needs for point-list pipelines and ignores otherwise.
+//! * **Robust access**: indices into arrays, buffers and image loads are clamped or read zero
+//!   (naga's bounds-check policies), on top of the device's `robustBufferAccess`.
+//! * **No debug info**: no `OpSource`, so the validation layers never see WGSL's source
+//!   language (Debian's 1.3.239 layers misreport it as "Invalid source language operand: 10";
+//!   DESIGN §9). Nothing is filtered from the layer's messages.
+//! * **Capabilities** are limited to what the device enabled: a shader needing more (64-bit
+//!   floats on a device without `shaderFloat64`, say) is refused by name here instead of
+//!   reaching `vkCreateShaderModule`.
+
+use std::sync::Arc;
+
+use f3d_hal::naga;
+use f3d_hal::{BackendId, ShaderStage, ValidatedModule};
+use f3d_materials::{BackendShader, MaterialCompiler, MaterialError};
+use naga::back::spv;
+
+use crate::instance::Enabled;
+
+/// The SPIR-V capabilities a device (or the baseline) lets shaders use.
+#[derive(Clone, Debug)]
+pub(crate) struct ShaderCaps {
+    capabilities: naga::FastHashSet<spv::Capability>,
+}
+
+impl ShaderCaps {
+    /// What every Vulkan 1.3 device allows.
+    pub(crate) fn baseline() -> Self {
+        Self::from_enabled(&Enabled::default())
+    }
+
+    /// What a device with `enabled` allows.
+    pub(crate) fn from_enabled(enabled: &Enabled) -> Self {
+        use spv::Capability as C;
+        let mut caps: Vec<C> = vec![
+            C::Shader,
+            C::Matrix,
+            C::ImageQuery,
+            C::DerivativeControl,
+            C::Sampled1D,
+            C::Image1D,
+            C::SampledBuffer,
+            C::StorageImageExtendedFormats,
+        ];
+        let mut add = |on: bool, list: &[C]| {
+            if on {
+                caps.extend_from_slice(list);
+            }
+        };
+        add(enabled.image_cube_array, &[C::SampledCubeArray, C::ImageCubeArray]);
+        add(enabled.sample_rate_shading, &[C::SampleRateShading]);
+        add(enabled.shader_clip_distance, &[C::ClipDistance]);
+        add(enabled.shader_float64, &[C::Float64]);
+        add(enabled.shader_int64, &[C::Int64]);
+        add(enabled.shader_int16, &[C::Int16]);
+        add(enabled.shader_float16, &[C::Float16]);
+        add(enabled.multiview, &[C::MultiView]);
+        Self { capabilities: caps.into_iter().collect() }
+    }
+}
+
+fn options(caps: &ShaderCaps, flags: spv::WriterFlags) -> spv::Options<'static> {
+    spv::Options {
+        lang_version: (1, 3),
+        flags,
+        // Bindings keep their WGSL group and binding numbers as descriptor set and binding.
+        fake_missing_bindings: true,
+        capabilities: Some(caps.capabilities.clone()),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            buffer: naga::proc::BoundsCheckPolicy::Restrict,
+            image_load: naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite,
+            binding_array: naga::proc::BoundsCheckPolicy::Restrict,
+        },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        debug_info: None,
+        ..spv::Options::default()
+    }
+}
+
+fn flags() -> spv::WriterFlags {
+    // ADJUST_COORDINATE_SPACE and FORCE_POINT_SIZE only touch vertex stages.
+    spv::WriterFlags::ADJUST_COORDINATE_SPACE
+        | spv::WriterFlags::FORCE_POINT_SIZE
+        | spv::WriterFlags::CLAMP_FRAG_DEPTH
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// SPIR-V words of one entry point.
+pub(crate) fn entry_spirv(
+    module: &ValidatedModule,
+    stage: ShaderStage,
+    entry_point: &str,
+    caps: &ShaderCaps,
+) -> Result<Vec<u32>, String> {
+    let pipeline =
+        spv::PipelineOptions { shader_stage: stage.to_naga(), entry_point: entry_point.to_owned() };
+    spv::write_vec(module.module(), module.info(), &options(caps, flags()), Some(&pipeline))
+        .map_err(|e| error_chain(&e))
+}
+
+/// SPIR-V words of a whole module (every entry point).
+pub(crate) fn module_spirv(module: &ValidatedModule, caps: &ShaderCaps) -> Result<Vec<u32>, String> {
+    spv::write_vec(module.module(), module.info(), &options(caps, flags()), None).map_err(|e| error_chain(&e))
+}
+
+/// Turns validated modules into what the vulkan backend runs: SPIR-V words, written with the
+/// options the device uses, refusing shaders that need capabilities the device lacks.
+#[derive(Clone, Debug)]
+pub struct VulkanCompiler {
+    caps: ShaderCaps,
+}
+
+impl VulkanCompiler {
+    /// For materials that must run on any Vulkan 1.3 device: no optional shader capability.
+    pub fn new() -> Self {
+        Self { caps: ShaderCaps::baseline() }
+    }
+
+    /// For `device`: the capabilities its features enabled.
+    pub fn for_device(device: &crate::VulkanDevice) -> Self {
+        Self { caps: device.shader_caps().clone() }
+    }
+}
+
+impl Default for VulkanCompiler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MaterialCompiler for VulkanCompiler {
+    fn backend(&self) -> BackendId {
+        BackendId::VULKAN
+    }
+
+    fn compile(&self, label: &str, module: &Arc<ValidatedModule>) -> Result<BackendShader, MaterialError> {
+        module_spirv(module, &self.caps).map(BackendShader::SpirV).map_err(|reason| MaterialError::Backend {
+            backend: BackendId::VULKAN.to_string(),
+            label: label.to_owned(),
+            reason,
+        })
+    }
+}
+
+/// Whether SPIR-V `words` contain an `OpSource` instruction (opcode 3).
+#[cfg(test)]
+fn has_op_source(words: &[u32]) -> bool {
+    let mut i = 5; // after the header
+    while i < words.len() {
+        let (count, opcode) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if opcode == 3 {
+            return true;
+        }
+        if count == 0 {
+            return false;
+        }
+        i += count;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(source: &str) -> Arc<ValidatedModule> {
+        Arc::new(f3d_materials::compile_wgsl("t.wgsl", source).expect("compiles"))
+    }
+
+    const WGSL: &str = r#"
+        @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+            return vec4<f32>(f32(i), 1.0, 0.0, 1.0);
+        }
+        @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }
+    "#;
+
+    #[test]
+    fn spirv_has_no_op_source() {
+        let m = module(WGSL);
+        let words = entry_spirv(&m, ShaderStage::Vertex, "vs", &ShaderCaps::baseline()).expect("spirv");
+        assert_eq!(words[0], 0x0723_0203, "SPIR-V magic");
+        assert!(!has_op_source(&words), "OpSource would reach the validation layers");
+        let whole = module_spirv(&m, &ShaderCaps::baseline()).expect("spirv");
+        assert!(!has_op_source(&whole));
+    }
+
+    #[test]
+    fn f64_needs_the_device_capability() {
+        let m = module("@compute @workgroup_size(1) fn main() { var x: f64 = 1.0lf; x = x * 2.0lf; }");
+        let baseline = VulkanCompiler::new().compile("f64", &m);
+        assert!(
+            matches!(&baseline, Err(MaterialError::Backend { backend, reason, .. }) if backend == "vulkan" && reason.contains("Float64")),
+            "{baseline:?}"
+        );
+        let with = VulkanCompiler {
+            caps: ShaderCaps::from_enabled(&Enabled { shader_float64: true, ..Enabled::default() }),
+        };
+        assert!(matches!(with.compile("f64", &m), Ok(BackendShader::SpirV(_))));
+    }
+
+    #[test]
+    fn a_missing_entry_point_is_an_error() {
+        let m = module(WGSL);
+        assert!(entry_spirv(&m, ShaderStage::Fragment, "nope", &ShaderCaps::baseline()).is_err());
+    }
+}

@@ -1,0 +1,68 @@
+//! What the vulkan backend's tests share: a quiet Mesa, and devices opened with the validation
+//! layers on, every message collected.
+
+#![allow(dead_code)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+use f3d_backend_vulkan::{ValidationLog, VulkanDevice, VulkanOptions};
+use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice, OpenError};
+
+/// Gives Mesa a private runtime directory when the environment has none (it prints harmless
+/// errors otherwise). Call first thing in `main` (or a test), before other threads read the
+/// environment.
+pub fn quiet_mesa() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join("f3d-vulkan-xdg");
+    if std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok()
+    {
+        // SAFETY: called before the test starts its own threads; libtest's threads do not
+        // read the environment.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
+}
+
+/// Options for test devices: validation into `log`, the pipeline cache in a scratch folder.
+pub fn options(log: &ValidationLog) -> VulkanOptions {
+    VulkanOptions::new()
+        .with_validation_log(log.clone())
+        .with_pipeline_cache_dir(std::env::temp_dir().join("f3d-vulkan-test-cache"))
+}
+
+/// Opens a validated device of `size`, writing validation messages into `log`.
+pub fn open(log: &ValidationLog, size: u32) -> Result<VulkanDevice, OpenError> {
+    quiet_mesa();
+    let mut request = DeviceRequest::new(size, size);
+    request.label = "test".into();
+    VulkanDevice::open_with(&request, options(log))
+}
+
+/// A validated device, or `None` (with a note) when this machine has no Vulkan device and
+/// `F3D_REQUIRE_BACKENDS` does not name vulkan.
+pub fn device(log: &ValidationLog) -> Option<VulkanDevice> {
+    match open(log, 64) {
+        Ok(d) => Some(d),
+        Err(e) if f3d_conformance::backend_required(&BackendId::VULKAN) => {
+            panic!("F3D_REQUIRE_BACKENDS names vulkan, but it did not open: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped: the vulkan device did not open: {e}");
+            None
+        }
+    }
+}
+
+/// The factory the conformance suite calls for every check.
+pub fn factory(
+    log: ValidationLog,
+) -> impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static {
+    move || {
+        let mut request = DeviceRequest::new(256, 256);
+        request.label = "conformance".into();
+        VulkanDevice::open_with(&request, options(&log)).map(|d| Arc::new(d) as Arc<dyn GraphicsDevice>)
+    }
+}
