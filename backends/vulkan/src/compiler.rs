@@ -114,13 +114,55 @@ pub(crate) fn entry_spirv(
 ) -> Result<Vec<u32>, String> {
     let pipeline =
         spv::PipelineOptions { shader_stage: stage.to_naga(), entry_point: entry_point.to_owned() };
-    spv::write_vec(module.module(), module.info(), &options(caps, flags()), Some(&pipeline))
-        .map_err(|e| error_chain(&e))
+    let words = spv::write_vec(module.module(), module.info(), &options(caps, flags()), Some(&pipeline))
+        .map_err(|e| error_chain(&e))?;
+    check_capabilities(&words, caps)?;
+    Ok(words)
 }
 
 /// SPIR-V words of a whole module (every entry point).
 pub(crate) fn module_spirv(module: &ValidatedModule, caps: &ShaderCaps) -> Result<Vec<u32>, String> {
-    spv::write_vec(module.module(), module.info(), &options(caps, flags()), None).map_err(|e| error_chain(&e))
+    let words = spv::write_vec(module.module(), module.info(), &options(caps, flags()), None)
+        .map_err(|e| error_chain(&e))?;
+    check_capabilities(&words, caps)?;
+    Ok(words)
+}
+
+/// The operands of every instruction with `opcode`, after the 5-word header.
+fn instructions(words: &[u32], opcode: u32) -> impl Iterator<Item = &[u32]> {
+    let mut i = 5;
+    std::iter::from_fn(move || {
+        while i < words.len() {
+            let count = (words[i] >> 16) as usize;
+            if count == 0 {
+                return None;
+            }
+            let at = i;
+            i += count;
+            if words[at] & 0xffff == opcode {
+                return words.get(at + 1..at + count);
+            }
+        }
+        None
+    })
+}
+
+/// Refuses SPIR-V declaring a capability the device did not enable. naga checks some
+/// capabilities against its options but declares others (`Float64` for `f64`) regardless, so
+/// the words themselves are the authority.
+fn check_capabilities(words: &[u32], caps: &ShaderCaps) -> Result<(), String> {
+    const OP_CAPABILITY: u32 = 17;
+    for operands in instructions(words, OP_CAPABILITY) {
+        let Some(&raw) = operands.first() else { continue };
+        let known = spv::Capability::from_u32(raw);
+        if known.is_none_or(|c| !caps.capabilities.contains(&c)) {
+            let name = known.map_or_else(|| format!("capability {raw}"), |c| format!("{c:?}"));
+            return Err(format!(
+                "the shader needs the SPIR-V capability {name}, which this Vulkan device does not enable"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Turns validated modules into what the vulkan backend runs: SPIR-V words, written with the
@@ -165,18 +207,7 @@ impl MaterialCompiler for VulkanCompiler {
 /// Whether SPIR-V `words` contain an `OpSource` instruction (opcode 3).
 #[cfg(test)]
 fn has_op_source(words: &[u32]) -> bool {
-    let mut i = 5; // after the header
-    while i < words.len() {
-        let (count, opcode) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        if opcode == 3 {
-            return true;
-        }
-        if count == 0 {
-            return false;
-        }
-        i += count;
-    }
-    false
+    instructions(words, 3).next().is_some()
 }
 
 #[cfg(test)]

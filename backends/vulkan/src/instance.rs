@@ -74,10 +74,17 @@ impl ValidationLog {
         messages.get(from..).map(<[String]>::to_vec).unwrap_or_default()
     }
 
+    #[cfg(test)]
+    fn push(&self, message: String) {
+        self.0.push(message);
+    }
+}
+
+impl LogInner {
     fn push(&self, message: String) {
         eprintln!("f3d vulkan validation: {message}");
-        self.0.messages.lock().unwrap_or_else(|e| e.into_inner()).push(message);
-        self.0.count.fetch_add(1, Ordering::AcqRel);
+        self.messages.lock().unwrap_or_else(|e| e.into_inner()).push(message);
+        self.count.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -97,8 +104,8 @@ unsafe extern "system" fn messenger_callback(
     }
     // SAFETY: the layer passes callback data valid for the duration of the call (or null).
     let message = match unsafe { data.as_ref() } {
-        // SAFETY: `p_message` is a NUL-terminated string the layer owns for this call.
         Some(d) if !d.p_message.is_null() => {
+            // SAFETY: `p_message` is a NUL-terminated string the layer owns for this call.
             unsafe { CStr::from_ptr(d.p_message) }.to_string_lossy().into_owned()
         }
         _ => "(no message)".to_owned(),
@@ -106,12 +113,7 @@ unsafe extern "system" fn messenger_callback(
     // SAFETY: `user` is `Arc::as_ptr` of the log's inner value, which the instance keeps alive
     // (it holds a clone of the log) until after the messenger and the instance are destroyed.
     let inner = unsafe { &*(user as *const LogInner) };
-    // Rebuild a borrowed log without touching the reference count.
-    let log = std::mem::ManuallyDrop::new(ValidationLog(
-        // SAFETY: as above; ManuallyDrop keeps this temporary Arc from decrementing the count.
-        unsafe { Arc::from_raw(inner as *const LogInner) },
-    ));
-    log.push(message);
+    inner.push(message);
     vk::FALSE
 }
 

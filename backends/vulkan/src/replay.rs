@@ -248,84 +248,101 @@ impl VkPass<'_> {
         let mut state =
             ReplayState { pipeline: None, last: Vec::new(), entries: Vec::new(), offsets: Vec::new() };
         for c in &self.commands {
-            // SAFETY (every Vulkan call below): recording inside the render pass instance begun
-            // by `record`; every handle comes from a payload of this device, alive for the call
-            // (the pass holds its handles); recording checked each call against the pipeline,
-            // the buffers and the limits.
             match c {
                 Cmd::Pipeline(handle) => {
                     let p = backend::pipeline_payload::<VkPipeline>(owner, handle, OP)?;
+                    // SAFETY: the replay rule (see `replay`).
                     unsafe { dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, p.pipeline) };
                     state.pipeline = Some((handle, p));
                     state.last.clear();
                 }
-                Cmd::Viewport(v) => unsafe {
-                    dev.cmd_set_viewport(
-                        cmd,
-                        0,
-                        &[vk::Viewport {
-                            x: v.x,
-                            y: v.y,
-                            width: v.width,
-                            height: v.height,
-                            min_depth: v.min_depth,
-                            max_depth: v.max_depth,
-                        }],
-                    )
-                },
-                Cmd::Scissor(r) => unsafe {
-                    dev.cmd_set_scissor(
-                        cmd,
-                        0,
-                        &[vk::Rect2D {
-                            offset: vk::Offset2D { x: r.x as i32, y: r.y as i32 },
-                            extent: vk::Extent2D { width: r.width, height: r.height },
-                        }],
-                    )
-                },
-                Cmd::StencilReference(r) => unsafe {
-                    dev.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT_AND_BACK, *r)
-                },
-                Cmd::BlendConstant(c) => unsafe {
-                    dev.cmd_set_blend_constants(cmd, &[c.r as f32, c.g as f32, c.b as f32, c.a as f32])
-                },
+                Cmd::Viewport(v) => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe {
+                        dev.cmd_set_viewport(
+                            cmd,
+                            0,
+                            &[vk::Viewport {
+                                x: v.x,
+                                y: v.y,
+                                width: v.width,
+                                height: v.height,
+                                min_depth: v.min_depth,
+                                max_depth: v.max_depth,
+                            }],
+                        )
+                    }
+                }
+                Cmd::Scissor(r) => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe {
+                        dev.cmd_set_scissor(
+                            cmd,
+                            0,
+                            &[vk::Rect2D {
+                                offset: vk::Offset2D { x: r.x as i32, y: r.y as i32 },
+                                extent: vk::Extent2D { width: r.width, height: r.height },
+                            }],
+                        )
+                    }
+                }
+                Cmd::StencilReference(r) => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe { dev.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT_AND_BACK, *r) }
+                }
+                Cmd::BlendConstant(c) => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe {
+                        dev.cmd_set_blend_constants(cmd, &[c.r as f32, c.g as f32, c.b as f32, c.a as f32])
+                    }
+                }
                 Cmd::Vertex { slot, buffer, offset } => {
                     let g = backend::geometry_payload::<VkGeometry>(owner, buffer, OP)?;
+                    // SAFETY: the replay rule (see `replay`).
                     unsafe { dev.cmd_bind_vertex_buffers(cmd, *slot, &[g.buffer], &[*offset]) };
                 }
                 Cmd::Index { buffer, format, offset } => {
                     let g = backend::geometry_payload::<VkGeometry>(owner, buffer, OP)?;
+                    // SAFETY: the replay rule (see `replay`).
                     unsafe { dev.cmd_bind_index_buffer(cmd, g.buffer, *offset, conv::index_type(*format)) };
                 }
                 Cmd::Bind { start, len } => {
                     let bound = &self.binds[*start as usize..(*start + *len) as usize];
                     self.bind(core, shared, cmd, &mut state, bound, base)?;
                 }
-                Cmd::Draw { vertices, instances } => unsafe {
-                    dev.cmd_draw(
-                        cmd,
-                        vertices.len() as u32,
-                        instances.len() as u32,
-                        vertices.start,
-                        instances.start,
-                    )
-                },
-                Cmd::DrawIndexed { indices, base_vertex, instances } => unsafe {
-                    dev.cmd_draw_indexed(
-                        cmd,
-                        indices.len() as u32,
-                        instances.len() as u32,
-                        indices.start,
-                        *base_vertex,
-                        instances.start,
-                    )
-                },
+                Cmd::Draw { vertices, instances } => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe {
+                        dev.cmd_draw(
+                            cmd,
+                            vertices.len() as u32,
+                            instances.len() as u32,
+                            vertices.start,
+                            instances.start,
+                        )
+                    }
+                }
+                Cmd::DrawIndexed { indices, base_vertex, instances } => {
+                    // SAFETY: the replay rule (see `replay`).
+                    unsafe {
+                        dev.cmd_draw_indexed(
+                            cmd,
+                            indices.len() as u32,
+                            instances.len() as u32,
+                            indices.start,
+                            *base_vertex,
+                            instances.start,
+                        )
+                    }
+                }
                 Cmd::DrawIndirect { buffer, offset, count } => {
                     let g = backend::geometry_payload::<VkGeometry>(owner, buffer, OP)?;
+                    // SAFETY: the replay rule (see `replay`).
                     unsafe { dev.cmd_draw_indirect(cmd, g.buffer, *offset, *count, 16) };
                 }
                 Cmd::Timestamp { set, index } => {
                     let q = backend::query_set_payload::<VkQuerySet>(owner, set, OP)?;
+                    // SAFETY: the replay rule (see `replay`).
                     unsafe {
                         dev.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, q.pool, *index)
                     };
@@ -334,10 +351,16 @@ impl VkPass<'_> {
                     let Some(set) = &self.occlusion else { continue };
                     let q = backend::query_set_payload::<VkQuerySet>(owner, set, OP)?;
                     match c {
-                        Cmd::BeginOcclusion(_) => unsafe {
-                            dev.cmd_begin_query(cmd, q.pool, *index, vk::QueryControlFlags::PRECISE)
-                        },
-                        _ => unsafe { dev.cmd_end_query(cmd, q.pool, *index) },
+                        Cmd::BeginOcclusion(_) => {
+                            // SAFETY: the replay rule (see `replay`).
+                            unsafe {
+                                dev.cmd_begin_query(cmd, q.pool, *index, vk::QueryControlFlags::PRECISE)
+                            }
+                        }
+                        _ => {
+                            // SAFETY: the replay rule (see `replay`).
+                            unsafe { dev.cmd_end_query(cmd, q.pool, *index) }
+                        }
                     }
                 }
             }

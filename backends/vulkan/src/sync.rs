@@ -82,8 +82,8 @@ impl Resource {
     /// The GPU no longer uses them (their tag passed, or the device is idle), and they were
     /// made on `device`.
     unsafe fn destroy(self, device: &ash::Device, allocator: Option<&mut Allocator>) {
-        // SAFETY (for every call below): the caller guarantees the objects are unused and
-        // belong to `device`; each is destroyed exactly once because `self` is consumed.
+        // SAFETY: the caller guarantees the objects are unused and belong to `device`; each is
+        // destroyed exactly once because `self` is consumed.
         unsafe {
             match self {
                 Self::Image { image, views, allocation } => {
