@@ -132,8 +132,11 @@ impl Instance {
     pub(crate) fn new(log: Option<ValidationLog>) -> Result<Self, OpenError> {
         // SAFETY: loading the system's Vulkan loader runs its initialisation; that is what the
         // loader is for, and nothing else in this process depends on it not being loaded.
-        let entry = unsafe { ash::Entry::load() }
-            .map_err(|e| unavailable(format!("the Vulkan loader (libvulkan.so.1) did not load: {e}")))?;
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| {
+            unavailable(format!(
+                "the Vulkan loader (libvulkan.so.1) did not load (is libvulkan1 installed?): {e}"
+            ))
+        })?;
         // SAFETY: a plain query of the loader.
         let version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(|e| unavailable(format!("the Vulkan loader did not answer its version: {e}")))?
@@ -176,7 +179,12 @@ impl Instance {
         // SAFETY: every pointer in `info` refers to locals alive for the call; the messenger
         // user data points at the log, which `Self` keeps alive.
         let instance = unsafe { entry.create_instance(&info, None) }
-            .map_err(|e| unavailable(format!("vkCreateInstance failed: {e}")))?;
+            .map_err(|e| match e {
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER => unavailable(
+                    "no Vulkan 1.3 device with dynamic rendering, synchronization2 and timeline semaphores (is mesa-vulkan-drivers installed?): the loader found no driver",
+                ),
+                other => unavailable(format!("vkCreateInstance failed: {other}")),
+            })?;
         let messenger = match &log {
             Some(_) => {
                 let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
