@@ -9,6 +9,7 @@ pub fn registry() -> DeviceRegistry {
     let _ = f3d_backend_null::register_null_backend(&mut registry);
     let _ = f3d_backend_soft::register_soft_backend(&mut registry);
     let _ = f3d_backend_wgpu::register_wgpu_backend(&mut registry);
+    let _ = f3d_backend_vulkan::register_vulkan_backend(&mut registry);
     registry
 }
 
@@ -16,5 +17,6 @@ pub fn registry() -> DeviceRegistry {
 pub fn material_compilers() -> f3d_materials::MaterialCompilers {
     let mut compilers = f3d_materials::MaterialCompilers::builtin();
     compilers.add(std::sync::Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
+    compilers.add(std::sync::Arc::new(f3d_backend_vulkan::VulkanCompiler::new()));
     compilers
 }
