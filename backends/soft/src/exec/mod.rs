@@ -73,6 +73,8 @@ mod ops;
 mod optimize;
 mod regalloc;
 mod run;
+#[cfg(test)]
+mod tests;
 mod texture;
 
 pub use error::ExecError;

@@ -169,7 +169,7 @@ impl SampleScratch {
 
 /// Samples `tex` with `samp` for every lane; writes `out[..channels]`.
 #[inline(always)]
-pub(crate) fn sample(
+pub(crate) fn sample<const FMA: bool>(
     tex: &BoundTexture<'_>,
     samp: &BoundSampler,
     input: &SampleIn<'_>,
@@ -377,14 +377,14 @@ pub(crate) fn sample(
                 w[0] = *weight;
             }
             match (taps == 1, srgb, bgra) {
-                (false, false, false) => rgba8_filter::<4, false, false>(plane, at, w, raw, out),
-                (false, false, true) => rgba8_filter::<4, false, true>(plane, at, w, raw, out),
-                (false, true, false) => rgba8_filter::<4, true, false>(plane, at, w, raw, out),
-                (false, true, true) => rgba8_filter::<4, true, true>(plane, at, w, raw, out),
-                (true, false, false) => rgba8_filter::<1, false, false>(plane, at, w, raw, out),
-                (true, false, true) => rgba8_filter::<1, false, true>(plane, at, w, raw, out),
-                (true, true, false) => rgba8_filter::<1, true, false>(plane, at, w, raw, out),
-                (true, true, true) => rgba8_filter::<1, true, true>(plane, at, w, raw, out),
+                (false, false, false) => rgba8_filter::<4, false, false, FMA>(plane, at, w, raw, out),
+                (false, false, true) => rgba8_filter::<4, false, true, FMA>(plane, at, w, raw, out),
+                (false, true, false) => rgba8_filter::<4, true, false, FMA>(plane, at, w, raw, out),
+                (false, true, true) => rgba8_filter::<4, true, true, FMA>(plane, at, w, raw, out),
+                (true, false, false) => rgba8_filter::<1, false, false, FMA>(plane, at, w, raw, out),
+                (true, false, true) => rgba8_filter::<1, false, true, FMA>(plane, at, w, raw, out),
+                (true, true, false) => rgba8_filter::<1, true, false, FMA>(plane, at, w, raw, out),
+                (true, true, true) => rgba8_filter::<1, true, true, FMA>(plane, at, w, raw, out),
             }
             continue;
         }
@@ -402,7 +402,7 @@ pub(crate) fn sample(
             } else {
                 tex.decode.read(|l| tex.plane(level, layer[l]), &at[k], raw);
             }
-            tex.decode.decode(raw, texel, fetch_channels);
+            tex.decode.decode::<FMA>(raw, texel, fetch_channels);
             if let (Some(r), Some(f)) = (input.depth_ref, samp.compare) {
                 for l in 0..LANES {
                     texel[0][l] = compare(f, r[l], texel[0][l]);
@@ -518,7 +518,7 @@ fn axis(
 /// [`srgb_to_linear`]) and weighted, all four channels in one loop the compiler vectorises
 /// across lanes. `TAPS` is 4 (bilinear) or 1 (nearest).
 #[inline(always)]
-fn rgba8_filter<const TAPS: usize, const SRGB: bool, const BGRA: bool>(
+fn rgba8_filter<const TAPS: usize, const SRGB: bool, const BGRA: bool, const FMA: bool>(
     plane: &[u8],
     at: &[[u32; LANES]; 4],
     w: &[Lanes; 4],
@@ -551,7 +551,7 @@ fn rgba8_filter<const TAPS: usize, const SRGB: bool, const BGRA: bool>(
                 // Memory order R G B A, or B G R A.
                 let src = if BGRA && c < 3 { 2 - c } else { c };
                 let v = byte(r, src) * (1.0 / 255.0);
-                *a += wk * if SRGB && c < 3 { srgb_to_linear(v) } else { v };
+                *a += wk * if SRGB && c < 3 { srgb_to_linear::<FMA>(v) } else { v };
             }
         }
         for c in 0..4 {
@@ -563,7 +563,7 @@ fn rgba8_filter<const TAPS: usize, const SRGB: bool, const BGRA: bool>(
 /// `textureLoad`: texel `(x, y)` of `level` and `layer` per lane (integer bit patterns);
 /// out-of-range reads give zeros.
 #[inline(always)]
-pub(crate) fn load(
+pub(crate) fn load<const FMA: bool>(
     tex: &BoundTexture<'_>,
     coord: [&Lanes; 2],
     layer: Option<&Lanes>,
@@ -595,7 +595,7 @@ pub(crate) fn load(
     }
     let mut raw: Raw = [[0; LANES]; 4];
     tex.decode.read(|l| tex.plane(plane_of[l].0, plane_of[l].1), &at, &mut raw);
-    tex.decode.decode(&raw, out, channels);
+    tex.decode.decode::<FMA>(&raw, out, channels);
     for o in out.iter_mut().take(channels) {
         for l in 0..LANES {
             if !valid[l] {
