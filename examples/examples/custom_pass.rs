@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use f3d::f3d_hal::{
-    ColorTargetState, LoadOp, PipelineDescriptor, PipelineHandle, PrimitiveState, ShaderDescriptor,
+    Color, ColorTargetState, LoadOp, PipelineDescriptor, PipelineHandle, PrimitiveState, ShaderDescriptor,
     ShaderStage, TextureFormat,
 };
 use f3d::f3d_render_graph::{PassContext, TextureDesc};
@@ -84,7 +84,7 @@ fn add_vignette_pass(mut frame_graph: ResMut<FrameGraph>, pipeline: Option<Res<V
     let mut written = output;
     graph.add_pass("vignette", |pass| {
         pass.read_texture(input);
-        written = pass.write_color(output, LoadOp::Load);
+        written = pass.write_color(output, LoadOp::Clear(Color::BLACK));
         move |ctx: &mut PassContext<'_>| {
             let scene = ctx.texture(input)?.clone();
             ctx.encoder.set_pipeline(&handle)?;
@@ -109,6 +109,7 @@ fn main() -> std::process::ExitCode {
         fixed_time_step: Some(0.0),
         ..Default::default()
     })
+    .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
     .add_systems(Startup, move |world: &mut World| {
         f3d_examples::scenes::pbr_grid(world);
         world.spawn(Screenshot::to_file(out.clone()));
