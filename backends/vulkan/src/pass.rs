@@ -85,6 +85,18 @@ pub(crate) enum Cmd {
     EndOcclusion(u32),
 }
 
+/// What draws need to know of the current pipeline, so that no draw looks it up again.
+#[derive(Default)]
+struct PipelineFacts {
+    /// The device refused it (draws are dropped and the refusal reported once).
+    refused: bool,
+    /// Vertex buffer slots it reads.
+    vertex_buffers: u32,
+    /// `(texture slot, sampler slot)` of every texture with a sampler, by the HAL's pairing
+    /// (`BindingLayout::sampler_for`).
+    samplers: Vec<(usize, usize)>,
+}
+
 /// A render pass on the Vulkan device.
 pub(crate) struct VkPass<'a> {
     pub(crate) device: &'a VulkanDevice,
@@ -101,6 +113,8 @@ pub(crate) struct VkPass<'a> {
     pub(crate) uniforms: Vec<u8>,
     align: u64,
     pipeline: Option<PipelineHandle>,
+    /// What draws need of the current pipeline, read once at `set_pipeline`.
+    facts: PipelineFacts,
     bound: Vec<Bound>,
     dirty: bool,
     /// Per vertex buffer slot: the buffer's size and the offset, once set.
@@ -214,6 +228,7 @@ impl<'a> VkPass<'a> {
             uniforms: Vec::new(),
             align,
             pipeline: None,
+            facts: PipelineFacts::default(),
             bound: Vec::new(),
             dirty: false,
             vertex: vec![None; device.limits().max_vertex_buffers as usize],
@@ -256,28 +271,33 @@ impl<'a> VkPass<'a> {
     ) -> Result<bool, DeviceError> {
         self.device.alive(operation)?;
         let Some(pipeline) = self.pipeline.clone() else { return Err(DeviceError::NoPipeline { operation }) };
-        let textures: Vec<_> = self.bound_textures().collect();
-        let samplers: Vec<_> = self.bound_samplers().collect();
-        backend::check_float32_filtering(
-            pipeline.bindings(),
-            &textures,
-            &samplers,
-            self.features(),
-            &BackendId::VULKAN,
-        )?;
-        let payload = backend::pipeline_payload::<VkPipeline>(self.owner(), &pipeline, operation)?;
-        if payload.refusal.is_some() {
+        // Checks of what is bound run when a binding changed since the last draw.
+        if self.dirty {
+            let textures: Vec<_> = self.bound_textures().collect();
+            let samplers: Vec<_> = self.bound_samplers().collect();
+            backend::check_float32_filtering(
+                pipeline.bindings(),
+                &textures,
+                &samplers,
+                self.features(),
+                &BackendId::VULKAN,
+            )?;
+        }
+        if self.facts.refused {
+            let payload = backend::pipeline_payload::<VkPipeline>(self.owner(), &pipeline, operation)?;
             self.device.refuse_once(&pipeline, payload);
             return Ok(false);
         }
-        backend::check_bindings_complete(operation, &pipeline, |slot| {
-            !matches!(self.bound.get(slot.0 as usize), None | Some(Bound::Empty))
-        })?;
-        self.check_filtering(operation, pipeline.bindings(), &textures, &samplers)?;
+        if self.dirty {
+            backend::check_bindings_complete(operation, &pipeline, |slot| {
+                !matches!(self.bound.get(slot.0 as usize), None | Some(Bound::Empty))
+            })?;
+            self.check_filtering(operation)?;
+        }
         if let Some((vertices, instances)) = ranges {
             backend::check_vertex_ranges(&pipeline, &self.vertex, vertices, instances)?;
         }
-        for slot in 0..payload.vertex_buffers {
+        for slot in 0..self.facts.vertex_buffers {
             if self.vertex.get(slot as usize).copied().flatten().is_none() {
                 return Err(refused(
                     operation,
@@ -297,38 +317,31 @@ impl<'a> VkPass<'a> {
     /// Vulkan's rule for every format (the shared check covers 32-bit floats): a texture is
     /// filtered linearly only where its format allows it, and compared only where its format
     /// allows depth comparison.
-    fn check_filtering(
-        &self,
-        operation: &'static str,
-        layout: &BindingLayout,
-        textures: &[(BindingSlot, &f3d_hal::TextureDescriptor)],
-        samplers: &[(BindingSlot, &f3d_hal::SamplerDescriptor)],
-    ) -> Result<(), DeviceError> {
+    fn check_filtering(&self, operation: &'static str) -> Result<(), DeviceError> {
         use ash::vk::FormatFeatureFlags2 as V;
-        for (slot, desc) in textures {
-            let Some(name) = layout.get(*slot).map(|b| b.name.as_str()) else { continue };
-            let Some(sampler_slot) = layout.sampler_for(name) else { continue };
-            let caps = self.device.shared.formats.get(desc.format);
-            for (_, s) in samplers.iter().filter(|(s, _)| *s == sampler_slot) {
-                let linear = [s.mag_filter, s.min_filter, s.mipmap_filter].contains(&FilterMode::Linear);
-                if s.compare.is_none() && linear && !caps.features.contains(V::SAMPLED_IMAGE_FILTER_LINEAR) {
-                    return Err(refused(
-                        operation,
-                        format!(
-                            "{} ({}) cannot be filtered linearly on this device",
-                            desc.label, desc.format
-                        ),
-                    ));
-                }
-                if s.compare.is_some() && !caps.features.contains(V::SAMPLED_IMAGE_DEPTH_COMPARISON) {
-                    return Err(refused(
-                        operation,
-                        format!(
-                            "{} ({}) cannot be sampled with comparison on this device",
-                            desc.label, desc.format
-                        ),
-                    ));
-                }
+        for (texture, sampler) in &self.facts.samplers {
+            let (Some(Bound::Texture(t)), Some(Bound::Sampler(s))) =
+                (self.bound.get(*texture), self.bound.get(*sampler))
+            else {
+                continue;
+            };
+            let (desc, s) = (t.descriptor(), s.descriptor());
+            let features = self.device.shared.formats.get(desc.format).features;
+            let linear = [s.mag_filter, s.min_filter, s.mipmap_filter].contains(&FilterMode::Linear);
+            if s.compare.is_none() && linear && !features.contains(V::SAMPLED_IMAGE_FILTER_LINEAR) {
+                return Err(refused(
+                    operation,
+                    format!("{} ({}) cannot be filtered linearly on this device", desc.label, desc.format),
+                ));
+            }
+            if s.compare.is_some() && !features.contains(V::SAMPLED_IMAGE_DEPTH_COMPARISON) {
+                return Err(refused(
+                    operation,
+                    format!(
+                        "{} ({}) cannot be sampled with comparison on this device",
+                        desc.label, desc.format
+                    ),
+                ));
             }
         }
         Ok(())
@@ -467,6 +480,18 @@ impl PassEncoder for VkPass<'_> {
         if p.refusal.is_none() {
             self.commands.push(Cmd::Pipeline(pipeline.clone()));
         }
+        let layout = pipeline.bindings();
+        self.facts = PipelineFacts {
+            refused: p.refusal.is_some(),
+            vertex_buffers: p.vertex_buffers,
+            samplers: layout
+                .entries()
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| matches!(b.kind, BindingKind::Texture { .. }))
+                .filter_map(|(i, b)| layout.sampler_for(&b.name).map(|s| (i, s.0 as usize)))
+                .collect(),
+        };
         self.bound.clear();
         self.bound.resize(pipeline.bindings().entries().len(), Bound::Empty);
         self.dirty = true;

@@ -182,6 +182,8 @@ pub(crate) struct Shared {
     /// Why the device was lost (simulated or reported by the driver), for code that outlives
     /// the calls that started it (pending readbacks).
     pub(crate) loss: Mutex<Option<LossReason>>,
+    /// Set with `loss`, so the common case (alive) takes no lock.
+    lost_flag: std::sync::atomic::AtomicBool,
     pub(crate) objects: ObjectCounter,
     // Dropped last: the instance (and the validation messenger) outlive the device.
     pub(crate) instance: Instance,
@@ -287,6 +289,7 @@ impl Shared {
             core: Mutex::new(core),
             graveyard: Mutex::new(Vec::new()),
             loss: Mutex::new(None),
+            lost_flag: std::sync::atomic::AtomicBool::new(false),
             objects,
             instance,
         })
@@ -310,6 +313,9 @@ impl Shared {
 
     /// Why the device was lost, if it was.
     pub(crate) fn lost(&self) -> Option<LossReason> {
+        if !self.lost_flag.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         self.loss.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -319,6 +325,7 @@ impl Shared {
         if loss.is_none() {
             *loss = Some(reason);
         }
+        self.lost_flag.store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Turns a Vulkan error into the HAL's, noting device loss.
