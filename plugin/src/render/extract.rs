@@ -53,6 +53,9 @@ pub struct ExtractedFrame {
     pub time: f32,
     /// The main target's size.
     pub size: (u32, u32),
+    /// When extraction of this frame began (the render side's frame time is measured from
+    /// here to the end of readback).
+    pub started: Option<std::time::Instant>,
 }
 
 /// The camera that draws this frame.
@@ -148,6 +151,7 @@ fn query_state<'a, D: bevy_ecs::query::QueryData, F: QueryFilter>(
 
 /// Copies the frame counter, clock and target size.
 pub fn extract_frame(main: Res<MainWorld>, mut frame: ResMut<ExtractedFrame>) {
+    frame.started = Some(std::time::Instant::now());
     if let Some(clock) = main.get_resource::<FrameClock>() {
         frame.frame = clock.frame;
         frame.time = clock.time as f32;

@@ -120,7 +120,7 @@ pub fn execute_frame_graph(
     mut last: ResMut<LastGraph>,
     reports: Option<Res<RenderReports>>,
 ) {
-    let started = std::time::Instant::now();
+    let started = frame.started.unwrap_or_else(std::time::Instant::now);
     let FrameGraph { graph, view } = std::mem::take(&mut *graph);
     let device = device.0.as_ref();
     let mut output = None;
