@@ -34,7 +34,7 @@ impl Image {
         let mut data = Vec::with_capacity((size * size * 4) as usize);
         for y in 0..size {
             for x in 0..size {
-                data.extend_from_slice(if ((x / cell) + (y / cell)) % 2 == 0 { &a } else { &b });
+                data.extend_from_slice(if ((x / cell) + (y / cell)).is_multiple_of(2) { &a } else { &b });
             }
         }
         Self { width: size, height: size, format: ImageFormat::Rgba8Srgb, data }

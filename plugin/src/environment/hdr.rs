@@ -67,8 +67,7 @@ pub fn parse_hdr(bytes: &[u8]) -> Result<EquirectImage, HdrError> {
     let mut scan = vec![[0u8; 4]; width as usize];
     for _ in 0..height {
         let rest = bytes.get(pos..).ok_or_else(|| bad("truncated"))?;
-        let rle = width >= 8
-            && width < 32768
+        let rle = (8..32768).contains(&width)
             && rest.len() >= 4
             && rest[0] == 2
             && rest[1] == 2

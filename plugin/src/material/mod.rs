@@ -166,6 +166,9 @@ impl CustomMaterial {
 
     /// Binds an image to a `Texture2d` parameter. An unknown name or a parameter of another
     /// type is an error naming it.
+    // MaterialError is the materials crate's one (large) error type; binding an image is not a
+    // hot path.
+    #[allow(clippy::result_large_err)]
     pub fn set_image(&mut self, name: &str, image: Handle<Image>) -> Result<&mut Self, MaterialError> {
         let declared = self.loaded.desc.parameters.iter().find(|p| p.name == name).map(|p| p.ty);
         match declared {

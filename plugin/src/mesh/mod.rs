@@ -148,7 +148,7 @@ impl Mesh {
                 });
             }
         }
-        if self.index_count() % 3 != 0 {
+        if !self.index_count().is_multiple_of(3) {
             return Err(MeshError::PartialTriangle { count: self.index_count() });
         }
         if let Some(&index) = self.indices.iter().find(|&&i| i as usize >= n) {

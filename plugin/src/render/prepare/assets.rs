@@ -29,12 +29,15 @@ pub struct GpuMesh {
     pub mesh: Arc<Mesh>,
 }
 
+/// (mesh slot, the material's custom attributes).
+type CustomKey = (u32, Vec<(String, ParamType)>);
+
 /// Meshes on the device, by asset slot.
 #[derive(Resource, Default)]
 pub struct RenderMeshes {
     slots: Vec<Option<Arc<GpuMesh>>>,
     /// Custom-attribute buffers by (mesh slot, attribute signature).
-    custom: HashMap<(u32, Vec<(String, ParamType)>), Option<GeometryBuffer>>,
+    custom: HashMap<CustomKey, Option<GeometryBuffer>>,
 }
 
 impl RenderMeshes {

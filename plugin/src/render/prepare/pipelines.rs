@@ -90,11 +90,14 @@ struct MaterialPipelineKey {
     state: RenderState,
 }
 
+/// (fragment entry point, colour format, depth format).
+type LibraryKey = (&'static str, TextureFormat, Option<TextureFormat>);
+
 /// Pipelines made so far.
 #[derive(Resource, Default)]
 pub struct PipelineCache {
     material: HashMap<MaterialPipelineKey, Option<Arc<GpuPipeline>>>,
-    library: HashMap<(&'static str, TextureFormat, Option<TextureFormat>), Option<Arc<GpuPipeline>>>,
+    library: HashMap<LibraryKey, Option<Arc<GpuPipeline>>>,
 }
 
 impl PipelineCache {

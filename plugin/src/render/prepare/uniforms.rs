@@ -22,7 +22,7 @@ impl BlockLayoutTable {
         layouter.update(module.to_ctx()).ok()?;
         let (_, var) = module.global_variables.iter().find(|(_, v)| v.name.as_deref() == Some(name))?;
         let mut table = Self { size: layouter[var.ty].size, offsets: HashMap::new() };
-        flatten(module, &layouter, var.ty, String::new(), 0, &mut table.offsets);
+        flatten(module, var.ty, String::new(), 0, &mut table.offsets);
         Some(table)
     }
 
@@ -34,7 +34,6 @@ impl BlockLayoutTable {
 
 fn flatten(
     module: &naga::Module,
-    layouter: &naga::proc::Layouter,
     ty: naga::Handle<naga::Type>,
     path: String,
     base: u32,
@@ -45,12 +44,12 @@ fn flatten(
             for m in members {
                 let name = m.name.clone().unwrap_or_default();
                 let p = if path.is_empty() { name } else { format!("{path}.{name}") };
-                flatten(module, layouter, m.ty, p, base + m.offset, out);
+                flatten(module, m.ty, p, base + m.offset, out);
             }
         }
         naga::TypeInner::Array { base: elem, size: naga::ArraySize::Constant(n), stride } => {
             for i in 0..n.get() {
-                flatten(module, layouter, *elem, format!("{path}[{i}]"), base + i * stride, out);
+                flatten(module, *elem, format!("{path}[{i}]"), base + i * stride, out);
             }
             out.insert(path, base);
         }
