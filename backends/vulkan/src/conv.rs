@@ -242,8 +242,16 @@ pub(crate) fn index_type(format: IndexFormat) -> vk::IndexType {
 
 /// The clear value of a colour attachment of `format`: floats for float and normalised
 /// formats, integers (truncated towards zero, clamped to the type) for integer formats.
+///
+/// Normalised formats get the float of exactly the value the HAL's rule stores
+/// ([`f3d_hal::encode_clear_color`]: round half up, after sRGB encoding for sRGB formats), so
+/// that a driver's own conversion cannot land on the other side of a tie (NVIDIA clears 0.5
+/// into an 8-bit channel as 127, the HAL's rule says 128).
 pub(crate) fn clear_color(format: TextureFormat, c: f3d_hal::Color) -> vk::ClearColorValue {
     let channels = c.to_array();
+    if let Some(exact) = normalized_clear(format, channels) {
+        return vk::ClearColorValue { float32: exact };
+    }
     match format.facts().sample_kind {
         f3d_hal::SampleKind::Uint => {
             vk::ClearColorValue { uint32: channels.map(|v| v.clamp(0.0, f64::from(u32::MAX)) as u32) }
@@ -253,6 +261,34 @@ pub(crate) fn clear_color(format: TextureFormat, c: f3d_hal::Color) -> vk::Clear
         },
         _ => vk::ClearColorValue { float32: channels.map(|v| v as f32) },
     }
+}
+
+/// The floats that store exactly [`f3d_hal::encode_clear_color`]'s bytes in a normalised format.
+fn normalized_clear(format: TextureFormat, channels: [f64; 4]) -> Option<[f32; 4]> {
+    use TextureFormat as F;
+    if !matches!(
+        format,
+        F::R8Unorm
+            | F::Rg8Unorm
+            | F::Rgba8Unorm
+            | F::Rgba8UnormSrgb
+            | F::Bgra8Unorm
+            | F::Bgra8UnormSrgb
+            | F::Rgb10a2Unorm
+    ) {
+        return None;
+    }
+    let bytes = f3d_hal::encode_clear_color(format, channels);
+    let mut texel = [0u8; 4];
+    texel[..bytes.len()].copy_from_slice(&bytes);
+    let mut stored = f3d_hal::decode_texel(format, &texel[..format.facts().block_bytes as usize]);
+    if format.facts().srgb {
+        // The stored bytes are sRGB-encoded; the clear value is linear.
+        for v in &mut stored[..3] {
+            *v = f3d_hal::srgb_to_linear(f64::from(*v)) as f32;
+        }
+    }
+    Some(stored)
 }
 
 /// How a multisampled colour attachment resolves: the average for float formats, sample 0
@@ -296,5 +332,22 @@ mod tests {
         let v = clear_color(TextureFormat::R32Uint, f3d_hal::Color::new(7.0, 0.0, 0.0, 0.0));
         // SAFETY: the union was written through its `uint32` member just above.
         assert_eq!(unsafe { v.uint32 }[0], 7);
+    }
+
+    #[test]
+    fn normalized_clears_land_on_the_hal_value() {
+        let v = clear_color(TextureFormat::Rgba8Unorm, f3d_hal::Color::new(1.0, 0.0, 0.5, 0.25));
+        // SAFETY: written through `float32` by `clear_color` for a normalised format.
+        let f = unsafe { v.float32 };
+        // 0.5 stores 128 by the HAL's rule: the float is 128/255, far from any tie.
+        assert_eq!(f, [1.0, 0.0, 128.0 / 255.0, 64.0 / 255.0]);
+        let s = clear_color(TextureFormat::Bgra8UnormSrgb, f3d_hal::Color::new(0.5, 0.2, 0.1, 1.0));
+        // SAFETY: as above.
+        let s = unsafe { s.float32 };
+        let bytes = f3d_hal::encode_clear_color(TextureFormat::Rgba8UnormSrgb, [0.5, 0.2, 0.1, 1.0]);
+        for c in 0..3 {
+            let back = (f3d_hal::linear_to_srgb(f64::from(s[c])) * 255.0).round() as u8;
+            assert_eq!(back, bytes[c], "channel {c}");
+        }
     }
 }

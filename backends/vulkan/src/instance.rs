@@ -228,6 +228,11 @@ impl Drop for Instance {
         // SAFETY: every child of the instance (the device and all it made) was destroyed
         // before this (the device's teardown runs first; see `Shared::drop`).
         unsafe { self.instance.destroy_instance(None) };
+        // The loader (and the driver it loaded) stays in the process: NVIDIA's driver does
+        // not survive being unloaded and loaded again (measured on the H200: after about
+        // thirty devices vkCreateInstance answered ERROR_INCOMPATIBLE_DRIVER). Keeping one
+        // more reference to the library, never released, keeps it loaded.
+        std::mem::forget(self._entry.clone());
     }
 }
 
