@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use f3d_hal::{
     AddressMode, BindingSlot, Color, ColorAttachment, ColorTargetState, DeviceRequest, GraphicsDevice,
-    PipelineDescriptor, PipelineHandle, PrimitiveState, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
-    ShaderDescriptor, ShaderStage, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion,
+    PipelineDescriptor, PipelineHandle, PrimitiveState, RenderPassDescriptor, SamplerDescriptor,
+    SamplerHandle, ShaderDescriptor, ShaderStage, TextureDescriptor, TextureFormat, TextureHandle,
+    TextureRegion,
 };
 
 /// Draws per pass.
@@ -58,7 +59,8 @@ struct Scene {
 }
 
 fn scene(device: Arc<dyn GraphicsDevice>) -> Scene {
-    let module = Arc::new(f3d_materials::compile_wgsl("bench.wgsl", WGSL).expect("the bench shader compiles"));
+    let module =
+        Arc::new(f3d_materials::compile_wgsl("bench.wgsl", WGSL).expect("the bench shader compiles"));
     let shader = |stage, entry: &str| {
         device
             .create_shader(&ShaderDescriptor {
@@ -115,7 +117,10 @@ fn scene(device: Arc<dyn GraphicsDevice>) -> Scene {
 fn record(s: &Scene, submit: bool) {
     let mut pass = s
         .device
-        .begin_render_pass(&RenderPassDescriptor::color("draws", ColorAttachment::clear(&s.target, Color::BLACK)))
+        .begin_render_pass(&RenderPassDescriptor::color(
+            "draws",
+            ColorAttachment::clear(&s.target, Color::BLACK),
+        ))
         .expect("begin_render_pass");
     pass.set_pipeline(&s.pipeline).expect("set_pipeline");
     let (params, tex, sampler) = s.slots;

@@ -72,7 +72,9 @@ fn bench(c: &mut Criterion) {
         for moving in [false, true] {
             let name = if moving { "moving" } else { "static" };
             group.bench_with_input(BenchmarkId::new(name, count), &count, |b, _| {
-                b.iter_custom(|iters| (0..iters).map(|_| frame(&mut app, &mut render, moving, &mut tick)).sum())
+                b.iter_custom(|iters| {
+                    (0..iters).map(|_| frame(&mut app, &mut render, moving, &mut tick)).sum()
+                })
             });
         }
     }

@@ -13,10 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use f3d_materials::{CompileOptions, MaterialCompiler, SoftCompiler, Variant, compile_material, parse_material};
+use f3d_materials::{
+    CompileOptions, MaterialCompiler, SoftCompiler, Variant, compile_material, parse_material,
+};
 
 fn example(name: &str) -> (PathBuf, Vec<u8>) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/assets/materials/{name}.ron"));
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/assets/materials/{name}.ron"));
     let bytes = std::fs::read(&path).expect("the example materials are in the repository");
     (path, bytes)
 }

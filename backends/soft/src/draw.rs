@@ -17,7 +17,7 @@ use crate::geometry::{GeometryState, Interp, ShadedVertices, decode_attribute, e
 use crate::pass::{Bound, DrawKind, Recorded, RecordedDraw, SoftPass};
 use crate::pipeline::SoftPipeline;
 use crate::raster::output::{ColorOps, ColorRows, DepthRows, DepthStencilOps};
-use crate::raster::triangle::{LANE_X, LANE_Y};
+use crate::raster::triangle::{LANE_XF, LANE_YF, PlaneEq};
 use crate::raster::{BAND_ROWS, BandTargets, BlockShader, Prim, PrimList, rasterize};
 use crate::texture::{SoftGeometry, SoftQuerySet, TexelStore};
 
@@ -566,25 +566,34 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
     ) {
         let Some(d) = self.draws.get(prim.draw as usize) else { return };
         let pipeline = d.pipeline;
-        let mut z = [0.0f32; LANES];
+        // Planes are evaluated as base + a·x + b·y over the block's lane offsets, in loops
+        // the compiler vectorises.
+        let (ox, oy) = (bx as f32 + 0.5, by as f32 + 0.5);
+        let eval = |plane: &PlaneEq, out: &mut Lanes| {
+            let base = plane.a * ox + plane.b * oy + plane.c;
+            for l in 0..LANES {
+                out[l] = base + plane.a * LANE_XF[l] + plane.b * LANE_YF[l];
+            }
+        };
+        // Only what this draw reads: 1/w for perspective varyings and the position builtin,
+        // depth for the tests and the position builtin.
         let mut inv_w = [0.0f32; LANES];
         let mut w = [0.0f32; LANES];
-        let mut xs = [0.0f32; LANES];
-        let mut ys = [0.0f32; LANES];
-        for l in 0..LANES {
-            let (x, y) = ((bx + LANE_X[l]) as f32, (by + LANE_Y[l]) as f32);
-            xs[l] = x;
-            ys[l] = y;
-            inv_w[l] = prim.inv_w.at(x, y);
-            w[l] = 1.0 / inv_w[l];
-            let mut depth = prim.z.at(x, y);
-            if let Some((lo, hi)) = d.depth_clamp {
-                depth = depth.clamp(lo.min(hi), hi.max(lo));
+        if pipeline.needs_w {
+            eval(&prim.inv_w, &mut inv_w);
+            for l in 0..LANES {
+                w[l] = 1.0 / inv_w[l];
             }
-            if d.depth16 {
-                depth = (depth.clamp(0.0, 1.0) * 65535.0).round() / 65535.0;
-            }
-            z[l] = depth;
+        }
+        let mut z = [0.0f32; LANES];
+        if d.depth.is_some() || pipeline.fs_position.is_some() {
+            eval(&prim.z, &mut z);
+        }
+        if let Some((lo, hi)) = d.depth_clamp {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo.min(hi), hi.max(lo)));
+        }
+        if d.depth16 {
+            z.iter_mut().for_each(|v| *v = (v.clamp(0.0, 1.0) * 65535.0).round() / 65535.0);
         }
         let mut mask = mask;
         let early = pipeline.early_tests || pipeline.fs.is_none();
@@ -610,9 +619,11 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
                     let plane = prims.planes[prim.first_plane as usize + component + c];
                     let perspective = pipeline.interp[component + c] == Interp::Perspective;
                     if let Some(reg) = regs.get_mut(c) {
-                        for l in 0..LANES {
-                            let v = plane.at(xs[l], ys[l]);
-                            reg[l] = if perspective { v * w[l] } else { v };
+                        eval(&plane, reg);
+                        if perspective {
+                            for l in 0..LANES {
+                                reg[l] *= w[l];
+                            }
                         }
                     }
                 }
@@ -620,11 +631,11 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
             }
             if let Some(slot) = pipeline.fs_position {
                 let regs = exec.input_mut(slot);
-                let values: [&Lanes; 4] = [&xs, &ys, &z, &inv_w];
+                let centres: [Lanes; 2] =
+                    [std::array::from_fn(|l| ox + LANE_XF[l]), std::array::from_fn(|l| oy + LANE_YF[l])];
+                let values: [&Lanes; 4] = [&centres[0], &centres[1], &z, &inv_w];
                 for (c, reg) in regs.iter_mut().enumerate() {
-                    for l in 0..LANES {
-                        reg[l] = if c < 2 { values[c][l] + 0.5 } else { values[c][l] };
-                    }
+                    *reg = *values[c];
                 }
             }
             if let Some(slot) = pipeline.fs_front_facing

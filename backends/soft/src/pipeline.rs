@@ -78,6 +78,8 @@ pub(crate) struct SoftPipeline {
     pub(crate) fs_sample_index: Option<usize>,
     /// Depth and stencil may be tested before shading (no discard, no depth output).
     pub(crate) early_tests: bool,
+    /// Whether shading needs 1/w (perspective varyings or the position builtin).
+    pub(crate) needs_w: bool,
     pub(crate) _live: LiveToken,
 }
 
@@ -265,6 +267,7 @@ impl SoftPipeline {
             Some(s) => slots_of(&s.program)?,
             None => Vec::new(),
         };
+        let needs_w = fs_position.is_some() || interp.contains(&Interp::Perspective);
         let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
         let pipeline = Self {
             vs,
@@ -284,6 +287,7 @@ impl SoftPipeline {
             fs_primitive_index,
             fs_sample_index,
             early_tests,
+            needs_w,
             _live: live,
         };
         Ok((info, pipeline))

@@ -66,6 +66,9 @@ impl DepthStencilOps {
         let s = &self.state;
         let face: &StencilFaceState = if front_facing { &s.stencil.front } else { &s.stencil.back };
         let stencil_on = s.stencil.is_enabled() && target.stencil.is_some();
+        if !stencil_on {
+            return self.depth_only(target, bx, by, mask, z);
+        }
         let (read_mask, write_mask) = (s.stencil.read_mask, s.stencil.write_mask);
         let mut passed = 0u64;
         let mut m = mask;
@@ -98,6 +101,56 @@ impl DepthStencilOps {
                     target.depth[4 * i..4 * i + 4].copy_from_slice(&z[lane].to_le_bytes());
                 }
                 passed |= 1 << lane;
+            }
+        }
+        passed
+    }
+}
+
+impl DepthStencilOps {
+    /// The depth test and write without stencil, a block at a time: gather the block's 64
+    /// stored depths by rows, compare all lanes in one loop per compare function, write the
+    /// passing lanes back by rows.
+    fn depth_only(&self, target: &mut DepthRows<'_>, bx: u32, by: u32, mask: u64, z: &[f32; 64]) -> u64 {
+        use f3d_hal::CompareFunction as C;
+        let mut stored = [0.0f32; 64];
+        let rows = |row: u32| (by + row - target.y0) as usize * target.pitch + bx as usize;
+        let width = target.pitch.saturating_sub(bx as usize).min(8);
+        for row in 0..8u32 {
+            let start = rows(row) * 4;
+            let Some(bytes) = target.depth.get(start..start + width * 4) else { continue };
+            for (x, d) in bytes.chunks_exact(4).enumerate() {
+                stored[LANE_OF[row as usize * 8 + x]] = f32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+            }
+        }
+        fn lanes(z: &[f32; 64], stored: &[f32; 64], f: impl Fn(f32, f32) -> bool) -> u64 {
+            let mut m = 0u64;
+            for l in 0..64 {
+                m |= u64::from(f(z[l], stored[l])) << l;
+            }
+            m
+        }
+        let passed = mask
+            & match self.state.depth_compare {
+                C::Never => 0,
+                C::Always => u64::MAX,
+                C::Less => lanes(z, &stored, |a, b| a < b),
+                C::LessEqual => lanes(z, &stored, |a, b| a <= b),
+                C::Equal => lanes(z, &stored, |a, b| a == b),
+                C::Greater => lanes(z, &stored, |a, b| a > b),
+                C::GreaterEqual => lanes(z, &stored, |a, b| a >= b),
+                C::NotEqual => lanes(z, &stored, |a, b| a != b),
+            };
+        if self.state.depth_write_enabled && passed != 0 {
+            for row in 0..8u32 {
+                let start = rows(row) * 4;
+                let Some(bytes) = target.depth.get_mut(start..start + width * 4) else { continue };
+                for (x, d) in bytes.chunks_exact_mut(4).enumerate() {
+                    let lane = LANE_OF[row as usize * 8 + x];
+                    if passed >> lane & 1 == 1 {
+                        d.copy_from_slice(&z[lane].to_le_bytes());
+                    }
+                }
             }
         }
         passed
@@ -228,6 +281,14 @@ fn blend(state: &BlendState, src: [f32; 4], dst: [f32; 4], k: &[f32; 4]) -> [f32
     out
 }
 
+/// `v` clamped to `[0, 1]` with NaN sent to 0 (`f32::clamp` keeps NaN), in a form that
+/// vectorises.
+#[inline]
+#[allow(clippy::manual_clamp)]
+fn unit(v: f32) -> f32 {
+    v.max(0.0).min(1.0)
+}
+
 /// How one colour target is written by one draw.
 pub(crate) struct ColorOps<'a> {
     pub(crate) blend: Option<BlendState>,
@@ -315,21 +376,62 @@ impl ColorOps<'_> {
             }
             _ => return false,
         };
-        let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        // One colour for the whole block (a flat or uniform shader): encode once.
+        let first = [color[0][0], color[1][0], color[2][0], color[3][0]];
+        let uniform =
+            (0..4).all(|c| color[c].iter().fold(true, |same, v| same & (v.to_bits() == first[c].to_bits())));
+        if uniform {
+            let mut texel = [0u8; 4];
+            write_texel(target.format, &mut texel, first, ColorWrites::all(), self.srgb);
+            for row in 0..8u32 {
+                let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
+                let end = (start + 32).min(target.bytes.len());
+                let Some(px) = target.bytes.get_mut(start..end) else { continue };
+                if mask == u64::MAX {
+                    px.chunks_exact_mut(4).for_each(|t| t.copy_from_slice(&texel));
+                } else {
+                    for (x, t) in px.chunks_exact_mut(4).enumerate() {
+                        if mask >> LANE_OF[row as usize * 8 + x] & 1 == 1 {
+                            t.copy_from_slice(&texel);
+                        }
+                    }
+                }
+            }
+            return true;
+        }
+        // Encode all 64 lanes channel by channel in loops the compiler vectorises: adding
+        // 2^23 leaves the rounded integer in the low mantissa bits (round to nearest), and
+        // max/min send NaN to 0.
+        const MAGIC: f32 = 8_388_608.0;
+        let shifts: [u32; 3] = if swap { [16, 8, 0] } else { [0, 8, 16] };
+        let mut packed = [0u32; 64];
+        for l in 0..64 {
+            packed[l] = ((unit(color[3][l]) * 255.0 + MAGIC).to_bits() & 0xff) << 24;
+        }
+        let mut quantised = [0u32; 64];
+        for (c, &shift) in shifts.iter().enumerate() {
+            if srgb {
+                for l in 0..64 {
+                    quantised[l] = (unit(color[c][l]) * 65535.0 + MAGIC).to_bits() & 0xffff;
+                }
+                for l in 0..64 {
+                    packed[l] |= u32::from(self.srgb.encode_index(quantised[l])) << shift;
+                }
+            } else {
+                for l in 0..64 {
+                    packed[l] |= ((unit(color[c][l]) * 255.0 + MAGIC).to_bits() & 0xff) << shift;
+                }
+            }
+        }
         for row in 0..8u32 {
             let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
             let end = (start + 32).min(target.bytes.len());
             let Some(px) = target.bytes.get_mut(start..end) else { continue };
             for (x, texel) in px.chunks_exact_mut(4).enumerate() {
                 let lane = LANE_OF[row as usize * 8 + x];
-                if mask >> lane & 1 == 0 {
-                    continue;
+                if mask >> lane & 1 == 1 {
+                    texel.copy_from_slice(&packed[lane].to_le_bytes());
                 }
-                let enc =
-                    |c: usize| if srgb { self.srgb.encode(color[c][lane]) } else { unorm(color[c][lane]) };
-                let (r, g, b) = (enc(0), enc(1), enc(2));
-                let a = unorm(color[3][lane]);
-                texel.copy_from_slice(&if swap { [b, g, r, a] } else { [r, g, b, a] });
             }
         }
         true

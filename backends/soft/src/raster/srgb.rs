@@ -558,21 +558,29 @@ mod tests {
 /// half a 16-bit step of a code boundary (GPUs allow 0.6 ULP there). Held by the device, not
 /// a global.
 pub(crate) struct SrgbEncoder {
-    table: Box<[u8]>,
+    table: Box<[u8; 65536]>,
 }
 
 impl SrgbEncoder {
     /// Builds the table (about a millisecond).
     pub(crate) fn new() -> Self {
-        let table = (0..=u16::MAX).map(|i| linear_to_srgb8(f32::from(i) / 65535.0)).collect();
+        let mut table = Box::new([0u8; 65536]);
+        for (i, code) in table.iter_mut().enumerate() {
+            *code = linear_to_srgb8(i as f32 / 65535.0);
+        }
         Self { table }
     }
 
     /// Encodes a linear value (clamped to `[0, 1]`, NaN as 0).
     #[inline]
     pub(crate) fn encode(&self, v: f32) -> u8 {
-        let i = (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as usize;
-        self.table.get(i).copied().unwrap_or(0)
+        self.encode_index((v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u32)
+    }
+
+    /// Encodes a linear value already quantised to 16 bits (`v * 65535 + 0.5`).
+    #[inline]
+    pub(crate) fn encode_index(&self, i: u32) -> u8 {
+        self.table[(i & 0xffff) as usize]
     }
 }
 

@@ -17,6 +17,22 @@ pub(crate) const LANE_X: [u32; 64] = lane_table(true);
 /// Lane → y offset inside a block.
 pub(crate) const LANE_Y: [u32; 64] = lane_table(false);
 
+/// [`LANE_X`] as floats.
+pub(crate) const LANE_XF: [f32; 64] = lane_table_f32(true);
+/// [`LANE_Y`] as floats.
+pub(crate) const LANE_YF: [f32; 64] = lane_table_f32(false);
+
+const fn lane_table_f32(x: bool) -> [f32; 64] {
+    let t = lane_table(x);
+    let mut f = [0.0f32; 64];
+    let mut i = 0;
+    while i < 64 {
+        f[i] = t[i] as f32;
+        i += 1;
+    }
+    f
+}
+
 const fn lane_table(x: bool) -> [u32; 64] {
     let mut t = [0u32; 64];
     let mut lane = 0;
@@ -76,14 +92,6 @@ pub(crate) struct PlaneEq {
     pub(crate) a: f32,
     pub(crate) b: f32,
     pub(crate) c: f32,
-}
-
-impl PlaneEq {
-    /// The value at the centre of pixel `(x, y)`.
-    #[inline]
-    pub(crate) fn at(&self, x: f32, y: f32) -> f32 {
-        self.a * (x + 0.5) + self.b * (y + 0.5) + self.c
-    }
 }
 
 /// A screen-space vertex: pixel position, depth after the viewport transform, 1/w.
@@ -283,7 +291,7 @@ mod tests {
     fn planes_interpolate_exactly_at_vertices() {
         let s = setup([sv(0.0, 0.0), sv(8.0, 0.0), sv(0.0, 8.0)], [0, 0, 8, 8], true).unwrap();
         let p = s.fit.plane([1.0, 2.0, 3.0]);
-        assert!((p.a * 0.0 + p.b * 0.0 + p.c - 1.0).abs() < 1e-6);
+        assert!((p.c - 1.0).abs() < 1e-6);
         assert!((p.a * 8.0 + p.c - 2.0).abs() < 1e-6);
         assert!((p.b * 8.0 + p.c - 3.0).abs() < 1e-6);
     }
