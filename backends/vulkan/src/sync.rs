@@ -162,6 +162,10 @@ pub(crate) struct Core {
     objects: ObjectCounter,
 }
 
+/// How long the GPU may make no progress at all before the device counts as lost (drivers reset
+/// a hung GPU within a few seconds and then report the loss themselves).
+pub(crate) const HANG_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Frames the CPU may run ahead of the GPU.
 pub(crate) const FRAMES_IN_FLIGHT: usize = 2;
 
@@ -345,11 +349,13 @@ impl Shared {
         unsafe { self.device.get_semaphore_counter_value(self.timeline) }
     }
 
-    /// Blocks until the GPU reached `value` (without holding the core lock).
+    /// Blocks until the GPU reached `value` (without holding the core lock). A GPU that makes
+    /// no progress at all for [`HANG_TIMEOUT`] is taken for hung: the device is lost.
     pub(crate) fn wait(&self, value: u64, operation: &'static str) -> Result<(), DeviceError> {
         let semaphores = [self.timeline];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        let mut progress = (self.completed_value().unwrap_or(0), std::time::Instant::now());
         loop {
             if let Some(reason) = self.lost() {
                 return Err(lost_error(operation, reason));
@@ -357,7 +363,17 @@ impl Shared {
             // SAFETY: the semaphore belongs to the device; the arrays outlive the call.
             match unsafe { self.device.wait_semaphores(&info, Duration::from_secs(1).as_nanos() as u64) } {
                 Ok(()) => return Ok(()),
-                Err(vk::Result::TIMEOUT) => continue,
+                Err(vk::Result::TIMEOUT) => {
+                    let now = self.completed_value().map_err(|e| self.vk_error(operation, e))?;
+                    if now != progress.0 {
+                        progress = (now, std::time::Instant::now());
+                    } else if progress.1.elapsed() > HANG_TIMEOUT {
+                        self.lose(LossReason::Driver(format!(
+                            "the GPU made no progress for {} s (timeline at {now}, waiting for {value})",
+                            HANG_TIMEOUT.as_secs()
+                        )));
+                    }
+                }
                 Err(e) => return Err(self.vk_error(operation, e)),
             }
         }
