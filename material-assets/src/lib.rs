@@ -26,6 +26,10 @@
 //!   are capped at [`format::MAX_FILE_SIZE`], RON nesting at 32, parameters at
 //!   [`format::MAX_PARAMETERS`], and the parameter block at `DeviceLimits::GUARANTEED`'s
 //!   `max_uniform_block_size`.
+//! * **Hot reload.** [`MaterialStore`] holds materials by file at their last good version,
+//!   watches their files (the `.ron`, `fragment_file`, includes) through notify, debounced,
+//!   and rebuilds what changed when polled; a save that fails keeps the last good version
+//!   and is reported once ([`store`]).
 //! * **Offsets come from naga.** [`layout`] reads member offsets from the struct naga built and
 //!   sizes from `naga::proc::Layouter`; nothing packs std140 by hand.
 //!
@@ -106,6 +110,7 @@ mod params;
 pub mod reflect;
 mod shader_material;
 mod source;
+pub mod store;
 
 pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, NullCompiler, SoftCompiler};
 pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};
@@ -120,6 +125,9 @@ pub use layout::{BlockLayout, MaterialLayout, MemberLayout, ParamSlot};
 pub use params::{MaterialParameters, Value};
 pub use shader_material::{ShaderLanguage, ShaderMaterial};
 pub use source::{Location, SourceText};
+pub use store::{
+    ChangeSignal, MaterialSourceId, MaterialStore, MaterialVersion, StoreEvent, WatchSettings, one_line_error,
+};
 
 use f3d_hal::{ValidatedModule, naga};
 

@@ -110,6 +110,19 @@ impl MaterialParameters {
         this
     }
 
+    /// No parameters at all: what a material that has not loaded yet holds (every setter
+    /// answers [`ParameterError::Unknown`]).
+    pub fn none(material: &str) -> Self {
+        Self {
+            material: material.to_owned(),
+            params: Arc::new([]),
+            block: Vec::new(),
+            textures: Vec::new(),
+            set_by_app: Vec::new(),
+            version: 0,
+        }
+    }
+
     /// The parameters of a compiled material.
     pub fn for_compiled(desc: &MaterialDesc, compiled: &crate::CompiledMaterial) -> Self {
         Self::new(desc, &compiled.layout)
