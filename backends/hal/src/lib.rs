@@ -117,7 +117,8 @@ pub use pipeline::{
 };
 pub use readback::{
     PendingReadback, ReadbackImage, check_readback, convert_for_readback, decode_texel, encode_clear_color,
-    f16_to_f32, f32_to_f16, linear_to_srgb, readback_converts, readback_format, srgb_to_linear,
+    exact_clear_color, f16_to_f32, f32_to_f16, linear_to_srgb, readback_converts, readback_format,
+    srgb_to_linear,
 };
 pub use registry::{
     BackendId, DeviceRegistry, DeviceRequest, OpenError, Opener, PowerPreference, Registration,

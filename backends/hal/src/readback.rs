@@ -285,6 +285,40 @@ pub fn encode_clear_color(format: TextureFormat, color: [f64; 4]) -> Vec<u8> {
     }
 }
 
+/// The clear value a GPU backend should hand its API so that the stored texels are exactly
+/// [`encode_clear_color`]'s, whatever the driver's rounding: each normalised channel moved
+/// to the exact value of the code the HAL's rule picks (for sRGB formats, the linear value
+/// whose encoding is that code), far from any rounding tie. Other formats are unchanged.
+/// (NVIDIA's driver clears 0.5 to 127 in RGBA8; the HAL's rule stores 128.)
+pub fn exact_clear_color(format: TextureFormat, color: [f64; 4]) -> [f64; 4] {
+    use TextureFormat as F;
+    let bytes = encode_clear_color(format, color);
+    let srgb = format.facts().srgb;
+    let code = |b: u8, encoded: bool| {
+        let v = f64::from(b) / 255.0;
+        if encoded { srgb_to_linear(v) } else { v }
+    };
+    let rgba8 = |order: [usize; 4]| {
+        let mut out = color;
+        for (channel, &i) in order.iter().enumerate() {
+            out[channel] = code(bytes[i], srgb && channel < 3);
+        }
+        out
+    };
+    match format {
+        F::R8Unorm => [code(bytes[0], false), color[1], color[2], color[3]],
+        F::Rg8Unorm => [code(bytes[0], false), code(bytes[1], false), color[2], color[3]],
+        F::Rgba8Unorm | F::Rgba8UnormSrgb => rgba8([0, 1, 2, 3]),
+        F::Bgra8Unorm | F::Bgra8UnormSrgb => rgba8([2, 1, 0, 3]),
+        F::Rgb10a2Unorm => {
+            let v = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let c = |s: u32, max: u32| f64::from((v >> s) & max) / f64::from(max);
+            [c(0, 1023), c(10, 1023), c(20, 1023), c(30, 3)]
+        }
+        _ => color,
+    }
+}
+
 /// The sRGB transfer function, linear to encoded, for one channel in `[0, 1]`.
 pub fn linear_to_srgb(v: f64) -> f64 {
     if v <= 0.003_130_8 { v * 12.92 } else { 1.055 * v.powf(1.0 / 2.4) - 0.055 }
@@ -357,6 +391,18 @@ mod tests {
             assert_eq!(f16_to_f32(f32_to_f16(v)), v, "{v}");
         }
         assert!(f16_to_f32(f32_to_f16(f32::INFINITY)).is_infinite());
+    }
+
+    #[test]
+    fn exact_clears_sit_on_the_hal_codes() {
+        let c = exact_clear_color(TextureFormat::Rgba8Unorm, [1.0, 0.0, 0.5, 0.25]);
+        assert_eq!(c, [1.0, 0.0, 128.0 / 255.0, 64.0 / 255.0]);
+        let s = exact_clear_color(TextureFormat::Bgra8UnormSrgb, [0.5, 0.2, 0.1, 1.0]);
+        let bytes = encode_clear_color(TextureFormat::Rgba8UnormSrgb, [0.5, 0.2, 0.1, 1.0]);
+        for ch in 0..3 {
+            assert_eq!((linear_to_srgb(s[ch]) * 255.0).round() as u8, bytes[ch]);
+        }
+        assert_eq!(exact_clear_color(TextureFormat::Rgba16Float, [0.5; 4]), [0.5; 4]);
     }
 
     #[test]

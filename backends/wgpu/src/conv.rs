@@ -262,6 +262,13 @@ pub(crate) fn color(c: Color) -> wgpu::Color {
     wgpu::Color { r: c.r, g: c.g, b: c.b, a: c.a }
 }
 
+/// A clear colour moved onto the exact code the HAL's rule stores, so the driver's own
+/// rounding cannot fall on the other side of a tie (NVIDIA clears 0.5 to 127 in RGBA8).
+pub(crate) fn clear_color(format: f3d_hal::TextureFormat, c: Color) -> wgpu::Color {
+    let [r, g, b, a] = f3d_hal::exact_clear_color(format, c.to_array());
+    wgpu::Color { r, g, b, a }
+}
+
 pub(crate) fn store(op: StoreOp) -> wgpu::StoreOp {
     match op {
         StoreOp::Store => wgpu::StoreOp::Store,

@@ -163,7 +163,9 @@ impl CommandEncoder for WgpuPass<'_> {
                     depth_slice: None,
                     resolve_target: resolve.as_ref(),
                     ops: wgpu::Operations {
-                        load: conv::load(a.load, conv::color),
+                        load: conv::load(a.load, |c| {
+                            conv::clear_color(a.view.texture.descriptor().format, c)
+                        }),
                         store: conv::store(a.store),
                     },
                 })
