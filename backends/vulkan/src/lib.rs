@@ -51,8 +51,12 @@
 //! * **Y.** Vulkan's framebuffer row 0 is the top row ([`FramebufferOrigin::TopLeft`]); vertex
 //!   stages flip clip-space y so clip-space y up lands in the top rows, and viewports stay
 //!   plain y-down rectangles.
-//! * **Loss.** [`GraphicsDevice::simulate_loss`] and a `VK_ERROR_DEVICE_LOST` from the driver
-//!   are reported once; afterwards every call answers [`DeviceError::Lost`] naming itself.
+//! * **Loss.** [`GraphicsDevice::simulate_loss`], a `VK_ERROR_DEVICE_LOST` from the driver, and
+//!   a GPU making no progress for 30 s while a call waits on it are reported once; afterwards
+//!   every call answers [`DeviceError::Lost`] naming itself.
+//! * **The loader stays loaded** once a device opened it: NVIDIA's driver does not survive
+//!   being unloaded and loaded again in one process (on the H200 it refused new instances after
+//!   about thirty devices).
 //! * **Validation.** With validation on, every layer message is echoed to stderr
 //!   (`f3d vulkan validation: …`), kept in a [`ValidationLog`], and turns the call during which it
 //!   arrived into an error. SPIR-V carries no `OpSource`, so nothing needs filtering.
