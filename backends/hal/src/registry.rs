@@ -73,7 +73,9 @@ pub struct DeviceRequest {
     pub required_limits: DeviceLimits,
     /// Which adapter to prefer.
     pub power_preference: PowerPreference,
-    /// Wrap the device in the validation layer ([`ValidatingDevice`]).
+    /// Wrap the device in the validation layer ([`ValidatingDevice`]). Backends over a GPU
+    /// API also load that API's validation layers (vulkan: `VK_LAYER_KHRONOS_validation`;
+    /// wgpu: its debugging instance flags), and only then.
     pub validation: bool,
     /// A label for the device.
     pub label: String,
@@ -207,28 +209,43 @@ impl DeviceRegistry {
     /// `request.backend` set, only that one. A device lacking a required feature or limit is
     /// dropped and counts as unavailable. With `request.validation` the device comes back
     /// wrapped in [`ValidatingDevice`].
+    ///
+    /// Unnamed, a GPU API running on a CPU adapter (Mesa's lavapipe, WARP) is passed over while
+    /// a later backend may still open: with no GPU the choice falls to the last backend tried
+    /// that opens on the CPU — the soft rasteriser, the reference every backend answers to —
+    /// and a software Vulkan or wgpu device is used only when it is all there is, or named.
     pub fn open(&self, request: &DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> {
         if let Some(wanted) = &request.backend
             && !self.entries.iter().any(|e| &e.backend == wanted)
         {
             return Err(OpenError::UnknownBackend { wanted: wanted.clone(), registered: self.backends() });
         }
+        let wrap = |device: Arc<dyn GraphicsDevice>| -> Arc<dyn GraphicsDevice> {
+            if request.validation { Arc::new(ValidatingDevice::new(device)) } else { device }
+        };
         let mut attempts = Vec::new();
+        let mut on_cpu: Option<Arc<dyn GraphicsDevice>> = None;
         for entry in self.entries.iter().rev() {
             if request.backend.as_ref().is_some_and(|b| b != &entry.backend) {
                 continue;
             }
             match (entry.opener)(request) {
                 Ok(device) => match unmet(request, device.as_ref()) {
-                    None if request.validation => return Ok(Arc::new(ValidatingDevice::new(device))),
-                    None => return Ok(device),
+                    None if request.backend.is_none() && device.adapter_info().cpu => {
+                        // Kept in case nothing later opens; a later CPU device replaces it.
+                        on_cpu = Some(device);
+                    }
+                    None => return Ok(wrap(device)),
                     Some(reason) => attempts.push((entry.backend.clone(), reason)),
                 },
                 Err(OpenError::DeviceUnavailable { backend, reason }) => attempts.push((backend, reason)),
                 Err(other) => attempts.push((entry.backend.clone(), other.to_string())),
             }
         }
-        Err(OpenError::NoBackend { attempts })
+        match on_cpu {
+            Some(device) => Ok(wrap(device)),
+            None => Err(OpenError::NoBackend { attempts }),
+        }
     }
 }
 

@@ -31,7 +31,9 @@ impl NullDevice {
     pub fn new(label: &str) -> Self {
         Self {
             owner: DeviceOwner::new(BackendId::NULL, label),
-            features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
+            features: DeviceFeatures::empty()
+                .with(DeviceFeature::COPY_TEXTURE)
+                .with(DeviceFeature::INSTANCING),
             limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
             live: LiveCounter::new(),
             refusals: Mutex::new(Vec::new()),
@@ -124,7 +126,7 @@ impl GraphicsDevice for NullDevice {
         let t = self.texture(texture, "write_texture")?;
         let desc = texture.descriptor();
         backend::check_write_texture(desc, &region, data.len())?;
-        t.planes.lock().unwrap_or_else(|e| e.into_inner()).write_region(&region, data);
+        t.write_region(&region, data);
         Ok(())
     }
 
@@ -203,10 +205,9 @@ impl GraphicsDevice for NullDevice {
     ) -> Result<PendingReadback, DeviceError> {
         let t = self.texture(texture, "readback")?;
         check_readback(texture.descriptor(), &region, &BackendId::NULL)?;
-        let planes = t.planes.lock().unwrap_or_else(|e| e.into_inner());
         // Everything submitted so far has already landed in memory; later work cannot touch
         // this copy.
-        Ok(PendingReadback::ready(Ok(planes.readback(texture.descriptor(), &region))))
+        Ok(PendingReadback::ready(Ok(t.readback(texture.descriptor(), &region))))
     }
 
     fn live_resources(&self) -> usize {
@@ -229,8 +230,8 @@ impl GraphicsDevice for NullDevice {
         let d = self.texture(dst, OP)?;
         backend::check_copy_texture(src, &src_region, dst, &dst_region)?;
         check_region(OP, dst.descriptor(), &dst_region)?;
-        let texels = s.planes.lock().unwrap_or_else(|e| e.into_inner()).read_region(&src_region);
-        d.planes.lock().unwrap_or_else(|e| e.into_inner()).write_region(&dst_region, &texels);
+        let texels = s.read_region(&src_region);
+        d.write_region(&dst_region, &texels);
         Ok(())
     }
 }

@@ -30,7 +30,8 @@ use std::sync::Arc;
 use f3d_hal::{DeviceError, GraphicsDevice, OpenError};
 
 pub use runner::{
-    CheckReport, Outcome, SuiteReport, backend_required, run_check, run_libtest_main, run_suite,
+    CheckReport, Outcome, SuiteReport, backend_required, run_check, run_libtest_main,
+    run_libtest_main_serial, run_suite, run_suite_serial,
 };
 
 /// A tier of checks.

@@ -196,10 +196,25 @@ fn run_many(
     reports.into_iter().flatten().collect()
 }
 
-/// Runs every check (of `tier`, when given) against `factory`, for the CLI.
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs every check (of `tier`, when given) against `factory`, for the CLI: checks run on
+/// every core at once, each with its own device.
 pub fn run_suite(backend: BackendId, factory: &Factory, tier: Option<Tier>) -> SuiteReport {
+    suite(backend, factory, tier, all_cores())
+}
+
+/// [`run_suite`] one check after another, so at most one device from `factory` is alive at
+/// a time: for factories whose devices must not be created or destroyed while another is
+/// in use (see [`run_libtest_main_serial`]).
+pub fn run_suite_serial(backend: BackendId, factory: &Factory, tier: Option<Tier>) -> SuiteReport {
+    suite(backend, factory, tier, 1)
+}
+
+fn suite(backend: BackendId, factory: &Factory, tier: Option<Tier>, threads: usize) -> SuiteReport {
     let checks: Vec<Check> = all_checks().into_iter().filter(|c| tier.is_none_or(|t| c.tier == t)).collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let checks = run_many(&checks, &backend, factory, threads, |_| {});
     SuiteReport { backend, checks }
 }
@@ -252,6 +267,23 @@ pub fn run_libtest_main(
     backend: BackendId,
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
+    libtest_main(backend, &factory, None)
+}
+
+/// [`run_libtest_main`] with the checks run one after another (`--test-threads` is ignored),
+/// so at most one device from `factory` is alive at a time. For devices that load something
+/// unsafe to share between threads: the Khronos validation layer Debian 12 ships (1.3.239)
+/// keeps per-device state in an unsynchronised map, and creating or destroying a device
+/// while another is in use on another thread crashes it (measured: 1 run in 25–50 of the
+/// vulkan suite on 16 threads).
+pub fn run_libtest_main_serial(
+    backend: BackendId,
+    factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
+) -> ! {
+    libtest_main(backend, &factory, Some(1))
+}
+
+fn libtest_main(backend: BackendId, factory: &Factory, force_threads: Option<usize>) -> ! {
     let args = parse_args(std::env::args().skip(1));
     let selected: Vec<Check> = all_checks()
         .into_iter()
@@ -277,9 +309,9 @@ pub fn run_libtest_main(
     }
     let _ = writeln!(out, "\nrunning {} tests", selected.len());
     drop(out);
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = force_threads.or(args.threads).unwrap_or_else(all_cores);
     let start = Instant::now();
-    let checks = run_many(&selected, &backend, &factory, threads, |r| {
+    let checks = run_many(&selected, &backend, factory, threads, |r| {
         let line = match &r.outcome {
             Outcome::Passed => "ok".to_owned(),
             Outcome::Failed(_) => "FAILED".to_owned(),
