@@ -1,5 +1,8 @@
-//! Running a pass at submit: clears, the vertex stage and geometry for every draw, then the
-//! rasteriser over bands of the attachments with the fragment stage and output merger.
+//! Running a pass at submit: the vertex stage and geometry for every draw, then the
+//! rasteriser over bands of the attachments, which clears each band and draws into it with
+//! the fragment stage and output merger. The fragment side interpolates only the varying
+//! components the fragment stage reads, and a fragment stage that reads nothing is run once
+//! per draw.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,12 +16,14 @@ use f3d_hal::{
 
 use crate::device::SoftDevice;
 use crate::exec::{Bindings, Executor, LANES, Lanes, Program, Resource, TextureView, bool_lanes};
-use crate::geometry::{GeometryState, Interp, ShadedVertices, decode_attribute, emit, read_indices};
+use crate::geometry::{GeometryState, ShadedVertices, decode_attribute, emit, read_indices};
 use crate::pass::{Bound, DrawKind, Recorded, RecordedDraw, SoftPass};
 use crate::pipeline::SoftPipeline;
-use crate::raster::output::{ColorOps, ColorRows, DepthRows, DepthStencilOps};
-use crate::raster::triangle::{LANE_XF, LANE_YF, PlaneEq};
-use crate::raster::{BAND_ROWS, BandTargets, BlockShader, Prim, PrimList, rasterize};
+use crate::raster::block::{self, block_span, to_lanes, to_rows};
+use crate::raster::output::{ColorOps, ColorRows, DepthRows, DepthStencilOps, rgba8_layout, write_texel};
+use crate::raster::srgb::SrgbEncoder;
+use crate::raster::triangle::{LANE_XF, LANE_YF};
+use crate::raster::{BAND_ROWS, BandTargets, BlockShader, Clears, Prim, PrimList, rasterize};
 use crate::texture::{SoftGeometry, SoftQuerySet, TexelStore};
 
 fn refused(reason: String) -> DeviceError {
@@ -117,23 +122,47 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
         })
         .collect();
 
-    // Clears.
+    // Clears: band by band by the raster threads (in parallel, and the rows are still in
+    // cache when drawn), except for a plane the bands do not cover whole (a multisampled or
+    // larger attachment), which is cleared here.
+    let (width, height) = pass.size;
+    let banded_rows = height.div_ceil(BAND_ROWS) as usize * BAND_ROWS as usize;
+    let covered = |planes: &f3d_hal::backend::HostPlanes, level: u32, layer: u32| {
+        planes.plane(level, layer).len() <= planes.row_pitch(level) * banded_rows
+    };
+    let mut clears = Clears::default();
     for (a, att) in desc.color_attachments.iter().zip(colors.iter_mut()) {
+        let mut texel = None;
         if let LoadOp::Clear(c) = a.load {
-            att.guard.main.fill(att.level, att.layer, &encode_clear_color(att.format, c.to_array()));
+            let t = encode_clear_color(att.format, c.to_array());
+            if covered(&att.guard.main, att.level, att.layer) {
+                texel = Some(t);
+            } else {
+                att.guard.main.fill(att.level, att.layer, &t);
+            }
         }
+        clears.colors.push(texel);
     }
     if let (Some(d), Some(att)) = (&desc.depth_stencil_attachment, depth.as_mut()) {
         if let LoadOp::Clear(z) = d.depth_load {
-            att.guard.main.fill(att.level, att.layer, &z.to_le_bytes());
+            if covered(&att.guard.main, att.level, att.layer) {
+                clears.depth = Some(z);
+            } else {
+                att.guard.main.fill(att.level, att.layer, &z.to_le_bytes());
+            }
         }
         if let (LoadOp::Clear(s), Some(stencil)) = (d.stencil_load, att.guard.stencil.as_mut()) {
-            stencil.fill(att.level, att.layer, &[s as u8]);
+            if covered(stencil, att.level, att.layer) {
+                clears.stencil = Some(s as u8);
+            } else {
+                stencil.fill(att.level, att.layer, &[s as u8]);
+            }
         }
     }
+    let any_clear =
+        clears.colors.iter().any(Option::is_some) || clears.depth.is_some() || clears.stencil.is_some();
 
     // Geometry for every draw, in order.
-    let (width, height) = pass.size;
     let geometry_guards: HashMap<*const SoftGeometry, RwLockReadGuard<'_, Vec<u8>>> =
         geometry_reads(device, &pass)?;
     let bytes_of = |g: &GeometryBuffer| -> Result<&[u8], DeviceError> {
@@ -189,12 +218,12 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
         }
     }
 
-    // Rasterise band by band.
+    // Clear and rasterise band by band.
     let counters: Vec<AtomicU64> = occlusion_sets.iter().map(|_| AtomicU64::new(0)).collect();
-    if !prims.prims.is_empty() {
+    if !prims.prims.is_empty() || any_clear {
         let bands = split_bands(&mut colors, depth.as_mut(), height);
         let shader = PassShader { draws: &draws, counters: &counters };
-        rasterize(&prims, bands, &shader, device.threads > 1);
+        rasterize(&prims, bands, &clears, &shader, device.threads > 1);
     }
     for ((set, index), counter) in occlusion_sets.iter().zip(&counters) {
         let q = backend::query_set_payload::<SoftQuerySet>(device.owner(), set, "end_occlusion_query")?;
@@ -242,6 +271,69 @@ struct DrawCtx<'a> {
     depth_clamp: Option<(f32, f32)>,
     depth16: bool,
     occlusion: Option<usize>,
+    /// The outputs of a fragment stage that gives every fragment the same values
+    /// ([`SoftPipeline::constant_outputs`]), shaded once for the draw.
+    constant: Option<Vec<ConstantOutput>>,
+}
+
+/// One output of a draw shaded once ([`DrawCtx::constant`]).
+struct ConstantOutput {
+    /// The colour target it goes to.
+    target: usize,
+    /// The value in every lane, for the general write path.
+    color: [Lanes; 4],
+    /// The value encoded as the target's texel, when the draw replaces whole 8-bit RGBA or
+    /// BGRA texels of it: a covered block is then a fill.
+    texel: Option<u32>,
+}
+
+impl DrawCtx<'_> {
+    /// Fragment depths as the tests see them: clamped when the pipeline leaves depth
+    /// unclipped, rounded to 16 bits for a 16-bit attachment. Per value, so it serves lane
+    /// and row order alike.
+    #[inline(always)]
+    fn adjust_depth(&self, z: &mut [f32; LANES]) {
+        if let Some((lo, hi)) = self.depth_clamp {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo.min(hi), hi.max(lo)));
+        }
+        if self.depth16 {
+            z.iter_mut().for_each(|v| *v = (v.clamp(0.0, 1.0) * 65535.0).round() / 65535.0);
+        }
+    }
+}
+
+/// Runs a fragment stage that reads no input once over all lanes and keeps lane 0 of each
+/// output (every lane holds the same value: nothing differs between them).
+fn shade_constant(
+    pipeline: &SoftPipeline,
+    fs: &Program,
+    bindings: &Bindings<'_>,
+    color_ops: &[Option<ColorOps<'_>>],
+    colors: &[Attached<'_>],
+    srgb: &SrgbEncoder,
+) -> Vec<ConstantOutput> {
+    let mut exec = Executor::new(fs);
+    exec.run(bindings, u64::MAX);
+    pipeline
+        .outputs
+        .iter()
+        .map(|out| {
+            let regs = exec.output(out.slot);
+            let mut value = [0.0, 0.0, 0.0, 1.0];
+            for (c, v) in value.iter_mut().enumerate().take(out.components.min(regs.len())) {
+                *v = regs[c][0];
+            }
+            let texel = match (color_ops.get(out.target), colors.get(out.target)) {
+                (Some(Some(ops)), Some(att)) if ops.replaces() && rgba8_layout(att.format).is_some() => {
+                    let mut t = [0u8; 4];
+                    write_texel(att.format, &mut t, value, ColorWrites::all(), srgb);
+                    Some(u32::from_le_bytes(t))
+                }
+                _ => None,
+            };
+            ConstantOutput { target: out.target, color: value.map(|v| [v; LANES]), texel }
+        })
+        .collect()
 }
 
 fn resources<'a>(
@@ -295,7 +387,7 @@ fn prepare_draw<'a>(
         }
         None => None,
     };
-    let color_ops = (0..colors.len())
+    let color_ops: Vec<Option<ColorOps<'a>>> = (0..colors.len())
         .map(|i| {
             desc.color_targets.get(i).map(|t| ColorOps {
                 blend: t.blend,
@@ -311,11 +403,18 @@ fn prepare_draw<'a>(
         }
         _ => None,
     };
+    let constant = match (&pipeline.fs, &fs_bindings) {
+        (Some(fs), Some(bindings)) if pipeline.constant_outputs => {
+            Some(shade_constant(pipeline, fs, bindings, &color_ops, colors, &device.srgb))
+        }
+        _ => None,
+    };
     let occlusion = d.occlusion.as_ref().map(|(set, index)| {
         occlusion_sets.push((set.clone(), *index));
         occlusion_sets.len() - 1
     });
     Ok(DrawCtx {
+        constant,
         pipeline,
         fs_bindings,
         colors: color_ops,
@@ -554,7 +653,8 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
         Vec::new()
     }
 
-    fn shade(
+    #[inline(always)]
+    fn shade<const FMA: bool>(
         &self,
         scratch: &mut Self::Scratch,
         prims: &PrimList,
@@ -566,44 +666,67 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
     ) {
         let Some(d) = self.draws.get(prim.draw as usize) else { return };
         let pipeline = d.pipeline;
-        // Planes are evaluated as base + a·x + b·y over the block's lane offsets, in loops
-        // the compiler vectorises.
         let (ox, oy) = (bx as f32 + 0.5, by as f32 + 0.5);
-        let eval = |plane: &PlaneEq, out: &mut Lanes| {
-            let base = plane.a * ox + plane.b * oy + plane.c;
-            for l in 0..LANES {
-                out[l] = base + plane.a * LANE_XF[l] + plane.b * LANE_YF[l];
-            }
-        };
-        // Only what this draw reads: 1/w for perspective varyings and the position builtin,
-        // depth for the tests and the position builtin.
-        let mut inv_w = [0.0f32; LANES];
-        let mut w = [0.0f32; LANES];
-        if pipeline.needs_w {
-            eval(&prim.inv_w, &mut inv_w);
-            for l in 0..LANES {
-                w[l] = 1.0 / inv_w[l];
-            }
-        }
-        let mut z = [0.0f32; LANES];
-        if d.depth.is_some() || pipeline.fs_position.is_some() {
-            eval(&prim.z, &mut z);
-        }
-        if let Some((lo, hi)) = d.depth_clamp {
-            z.iter_mut().for_each(|v| *v = v.clamp(lo.min(hi), hi.max(lo)));
-        }
-        if d.depth16 {
-            z.iter_mut().for_each(|v| *v = (v.clamp(0.0, 1.0) * 65535.0).round() / 65535.0);
-        }
         let mut mask = mask;
         let early = pipeline.early_tests || pipeline.fs.is_none();
+        // Depth in lane order, once something needs it (the position builtin, a late or a
+        // stencil test, a block at the attachment's edge).
+        let mut z = [0.0f32; LANES];
+        let mut have_z = false;
+        let lane_z = |z: &mut Lanes, have_z: &mut bool| {
+            if !*have_z {
+                block::plane_lanes::<FMA>(&prim.z, ox, oy, z);
+                d.adjust_depth(z);
+                *have_z = true;
+            }
+        };
         if early && let (Some(ops), Some(rows)) = (&d.depth, band.depth.as_mut()) {
-            mask = ops.test_and_write(rows, bx, by, mask, &z, prim.front_facing);
+            let stencil_on = ops.state.stencil.is_enabled() && rows.stencil.is_some();
+            let pitch = rows.pitch * 4;
+            match block_span(rows.depth.len(), pitch, 4, bx, by - rows.y0) {
+                // The common case: the depth test alone, on whole rows of the block.
+                Some(start) if !stencil_on => {
+                    let mut zr = [0.0f32; LANES];
+                    block::plane_rows::<FMA>(&prim.z, ox, oy, &mut zr);
+                    d.adjust_depth(&mut zr);
+                    let passed = block::depth_rows(
+                        rows.depth,
+                        start,
+                        pitch,
+                        &zr,
+                        to_rows(mask),
+                        ops.state.depth_compare,
+                        ops.state.depth_write_enabled,
+                    );
+                    mask = to_lanes(passed);
+                }
+                _ => {
+                    lane_z(&mut z, &mut have_z);
+                    mask = ops.test_and_write(rows, bx, by, mask, &z, prim.front_facing);
+                }
+            }
         }
         if mask == 0 {
             return;
         }
-        if let (Some(fs), Some(bindings)) = (&pipeline.fs, &d.fs_bindings) {
+        if let Some(constant) = &d.constant {
+            for out in constant {
+                let (Some(Some(ops)), Some(Some(rows))) =
+                    (d.colors.get(out.target), band.colors.get_mut(out.target))
+                else {
+                    continue;
+                };
+                if ops.write_mask == ColorWrites::empty() {
+                    continue;
+                }
+                match (out.texel, block_span(rows.bytes.len(), rows.pitch, 4, bx, by - rows.y0)) {
+                    (Some(texel), Some(start)) => {
+                        block::fill_rows32(rows.bytes, start, rows.pitch, to_rows(mask), texel);
+                    }
+                    _ => ops.write(rows, bx, by, mask, out.color.each_ref()),
+                }
+            }
+        } else if let (Some(fs), Some(bindings)) = (&pipeline.fs, &d.fs_bindings) {
             let key = std::sync::Arc::as_ptr(fs);
             let exec = match scratch.iter().position(|(k, _)| *k == key) {
                 Some(i) => &mut scratch[i].1,
@@ -612,30 +735,44 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
                     &mut scratch.last_mut().expect("just pushed").1
                 }
             };
-            let mut component = 0usize;
-            for link in &pipeline.varyings {
-                let regs = exec.input_mut(link.fs_input);
-                for c in 0..link.components {
-                    let plane = prims.planes[prim.first_plane as usize + component + c];
-                    let perspective = pipeline.interp[component + c] == Interp::Perspective;
-                    if let Some(reg) = regs.get_mut(c) {
-                        eval(&plane, reg);
-                        if perspective {
-                            for l in 0..LANES {
-                                reg[l] *= w[l];
-                            }
-                        }
-                    }
+            // Only what the fragment stage reads: 1/w for perspective varyings and the
+            // position builtin's w, the varying components it reads.
+            let mut inv_w = [0.0f32; LANES];
+            let mut w = [0.0f32; LANES];
+            if pipeline.needs_w {
+                block::plane_lanes::<FMA>(&prim.inv_w, ox, oy, &mut inv_w);
+                for l in 0..LANES {
+                    w[l] = 1.0 / inv_w[l];
                 }
-                component += link.components;
             }
-            if let Some(slot) = pipeline.fs_position {
+            let planes = prims.planes.get(prim.first_plane as usize..).unwrap_or(&[]);
+            for read in &pipeline.fs_reads {
+                let (Some(plane), Some(reg)) =
+                    (planes.get(read.plane), exec.input_mut(read.fs_input).get_mut(read.component))
+                else {
+                    continue;
+                };
+                if read.perspective {
+                    block::plane_lanes_times::<FMA>(plane, ox, oy, &w, reg);
+                } else {
+                    block::plane_lanes::<FMA>(plane, ox, oy, reg);
+                }
+            }
+            if let Some(slot) = pipeline.fs_position
+                && pipeline.position_reads != 0
+            {
+                if pipeline.position_reads & 4 != 0 {
+                    lane_z(&mut z, &mut have_z);
+                }
                 let regs = exec.input_mut(slot);
-                let centres: [Lanes; 2] =
-                    [std::array::from_fn(|l| ox + LANE_XF[l]), std::array::from_fn(|l| oy + LANE_YF[l])];
-                let values: [&Lanes; 4] = [&centres[0], &centres[1], &z, &inv_w];
                 for (c, reg) in regs.iter_mut().enumerate() {
-                    *reg = *values[c];
+                    match c {
+                        _ if pipeline.position_reads >> c & 1 == 0 => {}
+                        0 => *reg = std::array::from_fn(|l| ox + LANE_XF[l]),
+                        1 => *reg = std::array::from_fn(|l| oy + LANE_YF[l]),
+                        2 => *reg = z,
+                        _ => *reg = inv_w,
+                    }
                 }
             }
             if let Some(slot) = pipeline.fs_front_facing
@@ -655,19 +792,20 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
             }
             exec.run(bindings, mask);
             mask &= !exec.discarded();
-            if !early {
+            if !early && let (Some(ops), Some(rows)) = (&d.depth, band.depth.as_mut()) {
+                lane_z(&mut z, &mut have_z);
                 if let Some(slot) = pipeline.frag_depth
                     && let Some(reg) = exec.output(slot).first()
                 {
                     z = *reg;
                 }
-                if let (Some(ops), Some(rows)) = (&d.depth, band.depth.as_mut()) {
-                    mask = ops.test_and_write(rows, bx, by, mask, &z, prim.front_facing);
-                }
+                mask = ops.test_and_write(rows, bx, by, mask, &z, prim.front_facing);
             }
             if mask == 0 {
                 return;
             }
+            static ZERO: Lanes = [0.0; LANES];
+            static ONE: Lanes = [1.0; LANES];
             for out in &pipeline.outputs {
                 let (Some(Some(ops)), Some(Some(rows))) =
                     (d.colors.get(out.target), band.colors.get_mut(out.target))
@@ -678,11 +816,13 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
                     continue;
                 }
                 let regs = exec.output(out.slot);
-                let mut color = [[0.0f32; LANES], [0.0; LANES], [0.0; LANES], [1.0; LANES]];
-                for (c, channel) in color.iter_mut().enumerate().take(out.components.min(regs.len())) {
-                    *channel = regs[c];
-                }
-                ops.write(rows, bx, by, mask, &color);
+                let n = out.components.min(regs.len());
+                let color: [&Lanes; 4] = std::array::from_fn(|c| match regs.get(c) {
+                    Some(r) if c < n => r,
+                    _ if c == 3 => &ONE,
+                    _ => &ZERO,
+                });
+                ops.write(rows, bx, by, mask, color);
             }
         }
         if let Some(counter) = d.occlusion.and_then(|i| self.counters.get(i)) {

@@ -7,7 +7,7 @@
 //! * **Shaders** run on the CPU through [`exec`]: each entry point is compiled once into a
 //!   structure-of-arrays program and run over 64-lane batches (8×8 pixels in 2×2 quads, so
 //!   derivatives and implicit-LOD sampling work).
-//! * **Rasterisation** ([`raster`]-internal): homogeneous clipping (near, far, a guard band),
+//! * **Rasterisation** (the internal `raster` module): homogeneous clipping (near, far, a guard band),
 //!   fixed-point edge functions with 8 sub-pixel bits and the top-left fill rule, perspective-
 //!   correct, linear and flat interpolation, depth (bias, clamp), stencil, every blend factor
 //!   and operation, write masks, several render targets; points and lines as one-pixel

@@ -47,6 +47,19 @@ pub(crate) struct VaryingLink {
     pub(crate) components: usize,
 }
 
+/// A varying component the fragment stage reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ComponentRead {
+    /// The fragment input slot.
+    pub(crate) fs_input: usize,
+    /// The component within it.
+    pub(crate) component: usize,
+    /// Its plane: index into the primitive's planes (the order of [`SoftPipeline::interp`]).
+    pub(crate) plane: usize,
+    /// Whether it is divided by w (perspective-correct).
+    pub(crate) perspective: bool,
+}
+
 /// A fragment output and the colour target it goes to.
 pub(crate) struct TargetOutput {
     pub(crate) target: usize,
@@ -78,8 +91,15 @@ pub(crate) struct SoftPipeline {
     pub(crate) fs_sample_index: Option<usize>,
     /// Depth and stencil may be tested before shading (no discard, no depth output).
     pub(crate) early_tests: bool,
-    /// Whether shading needs 1/w (perspective varyings or the position builtin).
+    /// Whether shading needs w (perspective varyings or the position builtin's w read).
     pub(crate) needs_w: bool,
+    /// The varying components the fragment stage reads: only these are interpolated.
+    pub(crate) fs_reads: Vec<ComponentRead>,
+    /// Components of the position builtin the fragment stage reads (bit 0 x .. bit 3 w).
+    pub(crate) position_reads: u32,
+    /// The fragment stage reads no input at all and never discards or writes depth: every
+    /// fragment of a draw gets the same outputs, so a draw shades once (see `draw.rs`).
+    pub(crate) constant_outputs: bool,
     pub(crate) _live: LiveToken,
 }
 
@@ -267,7 +287,31 @@ impl SoftPipeline {
             Some(s) => slots_of(&s.program)?,
             None => Vec::new(),
         };
-        let needs_w = fs_position.is_some() || interp.contains(&Interp::Perspective);
+        // What the fragment stage really reads, so the rasteriser interpolates nothing else.
+        let mut fs_reads = Vec::new();
+        let mut position_reads = 0;
+        let mut constant_outputs = false;
+        if let Some(fs) = fs_shader.map(|s| &s.program) {
+            let mut plane = 0;
+            for link in &varyings {
+                let read = fs.input_reads(link.fs_input);
+                for component in 0..link.components {
+                    if read >> component & 1 != 0 {
+                        fs_reads.push(ComponentRead {
+                            fs_input: link.fs_input,
+                            component,
+                            plane: plane + component,
+                            perspective: interp[plane + component] == Interp::Perspective,
+                        });
+                    }
+                }
+                plane += link.components;
+            }
+            position_reads = fs_position.map_or(0, |slot| fs.input_reads(slot));
+            let reads_nothing = (0..fs.interface().inputs.len()).all(|slot| fs.input_reads(slot) == 0);
+            constant_outputs = reads_nothing && early_tests;
+        }
+        let needs_w = position_reads & 8 != 0 || fs_reads.iter().any(|r| r.perspective);
         let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
         let pipeline = Self {
             vs,
@@ -288,6 +332,9 @@ impl SoftPipeline {
             fs_sample_index,
             early_tests,
             needs_w,
+            fs_reads,
+            position_reads,
+            constant_outputs,
             _live: live,
         };
         Ok((info, pipeline))

@@ -121,6 +121,9 @@ pub struct Program {
     n_slots: u16,
     input_base: Vec<u32>,
     output_base: Vec<u32>,
+    /// Per input slot, bit `c` set when component `c` may be read (see
+    /// [`Program::input_reads`]).
+    input_reads: Vec<u32>,
     avx2: bool,
 }
 
@@ -152,7 +155,9 @@ impl Program {
             entry_point: entry_point.to_owned(),
             detail,
         })?;
+        let input_reads = input_reads(&lowered.code, &lowered.interface, &alloc.input_base);
         Ok(Program {
+            input_reads,
             interface: lowered.interface,
             entry_point: entry_point.to_owned(),
             steps: run::prepare(&lowered.code, alloc.n_v),
@@ -175,6 +180,14 @@ impl Program {
     /// The entry point's name.
     pub fn entry_point(&self) -> &str {
         &self.entry_point
+    }
+
+    /// The components of input `slot` ([`Interface::inputs`]) the program may read, as a bit
+    /// mask (bit `c` for component `c`). A component whose bit is clear is never read, so a
+    /// caller need not fill its register before [`Executor::run`] (the rasteriser skips
+    /// interpolating it). 0 for a slot that does not exist.
+    pub fn input_reads(&self, slot: usize) -> u32 {
+        self.input_reads.get(slot).copied().unwrap_or(0)
     }
 
     /// The number of instructions (a measure of the shader's cost per batch).
@@ -304,13 +317,38 @@ impl Program {
     }
 }
 
+/// Which input components `code` may read: a component counts as read when any instruction
+/// reads its register (conservative: registers are pinned, so no other value shares an
+/// input's register, and a read anywhere, even after a write, counts).
+fn input_reads(code: &[ir::Inst], interface: &Interface, input_base: &[u32]) -> Vec<u32> {
+    let mut read = std::collections::HashSet::new();
+    for inst in code {
+        let mut inst = inst.clone();
+        inst.visit_regs(|r| {
+            if r.varying && r.role != ir::Role::Def {
+                read.insert(*r.reg);
+            }
+        });
+    }
+    interface
+        .inputs
+        .iter()
+        .zip(input_base)
+        .map(|(slot, &base)| {
+            (0..slot.components.min(32)).fold(0, |m, c| m | (u32::from(read.contains(&(base + c))) << c))
+        })
+        .collect()
+}
+
+/// Whether this CPU runs the AVX2 and FMA paths (the executor's and the rasteriser's).
 #[cfg(target_arch = "x86_64")]
-fn detect_avx2() -> bool {
+pub(crate) fn detect_avx2() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
+/// Whether this CPU runs the AVX2 and FMA paths: never off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-fn detect_avx2() -> bool {
+pub(crate) fn detect_avx2() -> bool {
     false
 }
 

@@ -6,13 +6,15 @@
 //!                                                  │ binned by band (32 rows)
 //!                                                  ▼
 //!        band 0 │ band 1 │ ...   in parallel (rayon), each band owns its rows of every
-//!                                attachment and walks its prims in pass order:
+//!                                attachment, clears them (the pass's load ops) and walks
+//!                                its prims in pass order:
 //!                                block coverage → BlockShader (interpolate, shade, test, write)
 //! ```
 //!
 //! Every band sees its primitives in submission order and no two bands share a pixel, so the
 //! output is the same whatever the number of threads.
 
+pub(crate) mod block;
 pub(crate) mod clip;
 pub(crate) mod output;
 pub(crate) mod srgb;
@@ -58,6 +60,62 @@ pub(crate) struct BandTargets<'a> {
     pub(crate) depth: Option<DepthRows<'a>>,
 }
 
+/// The pass's clears, done band by band by the thread that then draws the band, so the
+/// rows are cleared in parallel and are still in cache when drawn.
+#[derive(Default)]
+pub(crate) struct Clears {
+    /// Per colour attachment, the encoded clear texel.
+    pub(crate) colors: Vec<Option<Vec<u8>>>,
+    /// The depth clear value.
+    pub(crate) depth: Option<f32>,
+    /// The stencil clear value.
+    pub(crate) stencil: Option<u8>,
+}
+
+impl BandTargets<'_> {
+    /// Clears this band's rows of every attachment `clears` names.
+    fn clear(&mut self, clears: &Clears) {
+        for (rows, texel) in self.colors.iter_mut().zip(&clears.colors) {
+            if let (Some(rows), Some(texel)) = (rows, texel) {
+                fill(rows.bytes, texel);
+            }
+        }
+        if let Some(rows) = &mut self.depth {
+            if let Some(z) = clears.depth {
+                fill(rows.depth, &z.to_le_bytes());
+            }
+            if let (Some(stencil), Some(s)) = (rows.stencil.as_deref_mut(), clears.stencil) {
+                stencil.fill(s);
+            }
+        }
+    }
+}
+
+/// Fills `bytes` with copies of `texel` (a whole number of texels).
+pub(crate) fn fill(bytes: &mut [u8], texel: &[u8]) {
+    let n = texel.len();
+    if n == 0 {
+        return;
+    }
+    if texel.iter().all(|&b| b == texel[0]) {
+        bytes.fill(texel[0]);
+    } else if 64 % n == 0 {
+        // 64 bytes of the pattern at a time: two 256-bit stores.
+        let pattern: [u8; 64] = std::array::from_fn(|i| texel[i % n]);
+        let mut chunks = bytes.chunks_exact_mut(64);
+        for c in &mut chunks {
+            c.copy_from_slice(&pattern);
+        }
+        let rest = chunks.into_remainder();
+        let len = rest.len();
+        rest.copy_from_slice(&pattern[..len]);
+    } else {
+        for t in bytes.chunks_exact_mut(n) {
+            t.copy_from_slice(texel);
+        }
+    }
+}
+
 /// Shades covered blocks: implemented by the draw executor, which knows the pipelines.
 pub(crate) trait BlockShader: Sync {
     /// Per-thread state (the shader executors' registers), made once per band.
@@ -67,9 +125,10 @@ pub(crate) trait BlockShader: Sync {
     fn scratch(&self) -> Self::Scratch;
 
     /// Shades the `mask` lanes of the block at (`bx`, `by`) of `prim` and writes the results
-    /// into `band`.
+    /// into `band`. `FMA`: compiled inside the rasteriser's AVX2 and FMA entry point (see
+    /// `block.rs`); implementations inline everything they can into it.
     #[allow(clippy::too_many_arguments)]
-    fn shade(
+    fn shade<const FMA: bool>(
         &self,
         scratch: &mut Self::Scratch,
         prims: &PrimList,
@@ -81,10 +140,12 @@ pub(crate) trait BlockShader: Sync {
     );
 }
 
-/// Rasterises every primitive of `prims` into the bands, in parallel when `parallel`.
+/// Rasterises every primitive of `prims` into the bands, in parallel when `parallel`,
+/// after clearing each band as `clears` says.
 pub(crate) fn rasterize<S: BlockShader>(
     prims: &PrimList,
     bands: Vec<(u32, BandTargets<'_>)>,
+    clears: &Clears,
     shader: &S,
     parallel: bool,
 ) {
@@ -98,10 +159,18 @@ pub(crate) fn rasterize<S: BlockShader>(
         }
     }
     let work: Vec<_> = bands.into_iter().zip(bins).collect();
+    let avx2 = crate::exec::detect_avx2();
     let run = |scratch: &mut S::Scratch, ((y0, mut band), bin): ((u32, BandTargets<'_>), Vec<u32>)| {
-        for &i in &bin {
-            rasterize_prim(prims, &prims.prims[i as usize], y0, &mut band, shader, scratch);
+        band.clear(clears);
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: `band_avx2` only needs the CPU to support AVX2 and FMA, which
+            // `detect_avx2` found on this machine.
+            unsafe { band_avx2(prims, &bin, y0, &mut band, shader, scratch) };
+            return;
         }
+        let _ = avx2;
+        rasterize_band::<S, false>(prims, &bin, y0, &mut band, shader, scratch);
     };
     if parallel {
         work.into_par_iter().for_each_init(|| shader.scratch(), run);
@@ -113,7 +182,41 @@ pub(crate) fn rasterize<S: BlockShader>(
     }
 }
 
-fn rasterize_prim<S: BlockShader>(
+/// One band with AVX2 and FMA: the same code as [`rasterize_band`], with every block kernel
+/// and the shader's block function inlined into it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn band_avx2<S: BlockShader>(
+    prims: &PrimList,
+    bin: &[u32],
+    y0: u32,
+    band: &mut BandTargets<'_>,
+    shader: &S,
+    scratch: &mut S::Scratch,
+) {
+    rasterize_band::<S, true>(prims, bin, y0, band, shader, scratch);
+}
+
+/// Draws the primitives `bin` (indices into `prims`, in pass order) into one band.
+#[inline(always)]
+fn rasterize_band<S: BlockShader, const FMA: bool>(
+    prims: &PrimList,
+    bin: &[u32],
+    y0: u32,
+    band: &mut BandTargets<'_>,
+    shader: &S,
+    scratch: &mut S::Scratch,
+) {
+    for &i in bin {
+        if let Some(p) = prims.prims.get(i as usize) {
+            rasterize_prim::<S, FMA>(prims, p, y0, band, shader, scratch);
+        }
+    }
+}
+
+/// Walks the blocks of one primitive inside a band and shades the covered ones.
+#[inline(always)]
+fn rasterize_prim<S: BlockShader, const FMA: bool>(
     prims: &PrimList,
     p: &Prim,
     y0: u32,
@@ -141,7 +244,7 @@ fn rasterize_prim<S: BlockShader>(
                     mask &= rect_mask(local(sx0, bxi), local(sy0, byi), local(sx1, bxi), local(sy1, byi));
                 }
                 if mask != 0 {
-                    shader.shade(scratch, prims, p, bx, by, mask, band);
+                    shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band);
                 }
             }
             bx += BLOCK;

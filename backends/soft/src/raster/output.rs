@@ -7,6 +7,7 @@ use f3d_hal::{
     StencilOperation, TextureFormat, f16_to_f32, f32_to_f16,
 };
 
+use super::block::{self, LANE_OF, block_span, to_rows};
 use super::srgb::{SRGB_TO_LINEAR, SrgbEncoder};
 use super::triangle::{LANE_X, LANE_Y};
 
@@ -281,14 +282,6 @@ fn blend(state: &BlendState, src: [f32; 4], dst: [f32; 4], k: &[f32; 4]) -> [f32
     out
 }
 
-/// `v` clamped to `[0, 1]` with NaN sent to 0 (`f32::clamp` keeps NaN), in a form that
-/// vectorises.
-#[inline]
-#[allow(clippy::manual_clamp)]
-fn unit(v: f32) -> f32 {
-    v.max(0.0).min(1.0)
-}
-
 /// How one colour target is written by one draw.
 pub(crate) struct ColorOps<'a> {
     pub(crate) blend: Option<BlendState>,
@@ -297,33 +290,72 @@ pub(crate) struct ColorOps<'a> {
     pub(crate) srgb: &'a SrgbEncoder,
 }
 
-/// The lane of pixel (x, y) of a block, `LANE_OF[y * 8 + x]`.
-const LANE_OF: [usize; 64] = {
-    let mut t = [0usize; 64];
-    let mut lane = 0;
-    while lane < 64 {
-        t[(LANE_Y[lane] * 8 + LANE_X[lane]) as usize] = lane;
-        lane += 1;
+/// A colour target format the block kernels pack directly: 8-bit RGBA or BGRA, linear or sRGB.
+/// `(srgb, bgra)`, or `None` for other formats.
+pub(crate) fn rgba8_layout(format: TextureFormat) -> Option<(bool, bool)> {
+    use TextureFormat as F;
+    match format {
+        F::Rgba8Unorm => Some((false, false)),
+        F::Rgba8UnormSrgb => Some((true, false)),
+        F::Bgra8Unorm => Some((false, true)),
+        F::Bgra8UnormSrgb => Some((true, true)),
+        _ => None,
     }
-    t
-};
+}
 
 impl ColorOps<'_> {
+    /// Whether this draw replaces whole texels (no blending, every channel written).
+    #[inline(always)]
+    pub(crate) fn replaces(&self) -> bool {
+        self.blend.is_none() && self.write_mask == ColorWrites::all()
+    }
+
     /// Writes `color` (four channels × 64 lanes) to the `mask` lanes of block (`bx`, `by`).
+    #[inline(always)]
     pub(crate) fn write(
         &self,
         target: &mut ColorRows<'_>,
         bx: u32,
         by: u32,
         mask: u64,
-        color: &[[f32; 64]; 4],
+        color: [&[f32; 64]; 4],
     ) {
+        if self.replaces()
+            && let Some((srgb, bgra)) = rgba8_layout(target.format)
+            && let Some(start) = block_span(target.bytes.len(), target.pitch, 4, bx, by - target.y0)
+        {
+            block::write_rgba8(
+                target.bytes,
+                start,
+                target.pitch,
+                to_rows(mask),
+                color,
+                srgb.then_some(self.srgb),
+                bgra,
+            );
+            return;
+        }
+        self.write_lanes(target, bx, by, mask, color);
+    }
+
+    /// [`write`](Self::write) for every format and blend state, lane by lane.
+    #[inline(never)]
+    fn write_lanes(&self, target: &mut ColorRows<'_>, bx: u32, by: u32, mask: u64, color: [&[f32; 64]; 4]) {
         let size = target.format.facts().block_bytes as usize;
         let format = target.format;
-        if self.blend.is_none()
-            && self.write_mask == ColorWrites::all()
-            && self.write_opaque(target, bx, by, mask, color)
-        {
+        if self.replaces() && format == TextureFormat::Rgba16Float {
+            for row in 0..8u32 {
+                let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 8;
+                let Some(px) = target.bytes.get_mut(start..start + 64) else { continue };
+                for (x, texel) in px.chunks_exact_mut(8).enumerate() {
+                    let lane = LANE_OF[row as usize * 8 + x];
+                    if mask >> lane & 1 == 1 {
+                        for (c, h) in texel.chunks_exact_mut(2).enumerate() {
+                            h.copy_from_slice(&f32_to_f16(color[c][lane]).to_le_bytes());
+                        }
+                    }
+                }
+            }
             return;
         }
         let mut m = mask;
@@ -332,7 +364,7 @@ impl ColorOps<'_> {
             m &= m - 1;
             let start =
                 (by + LANE_Y[lane] - target.y0) as usize * target.pitch + (bx + LANE_X[lane]) as usize * size;
-            let t = &mut target.bytes[start..start + size];
+            let Some(t) = target.bytes.get_mut(start..start + size) else { continue };
             let src = [color[0][lane], color[1][lane], color[2][lane], color[3][lane]];
             let value = match &self.blend {
                 None => src,
@@ -340,101 +372,6 @@ impl ColorOps<'_> {
             };
             write_texel(format, t, value, self.write_mask, self.srgb);
         }
-    }
-
-    /// Replaces every channel of the `mask` lanes, row by row, for the formats the engine
-    /// renders to most (8-bit RGBA/BGRA, linear or sRGB, and RGBA16F). False for others.
-    fn write_opaque(
-        &self,
-        target: &mut ColorRows<'_>,
-        bx: u32,
-        by: u32,
-        mask: u64,
-        color: &[[f32; 64]; 4],
-    ) -> bool {
-        use TextureFormat as F;
-        let format = target.format;
-        let (srgb, swap) = match format {
-            F::Rgba8Unorm => (false, false),
-            F::Rgba8UnormSrgb => (true, false),
-            F::Bgra8Unorm => (false, true),
-            F::Bgra8UnormSrgb => (true, true),
-            F::Rgba16Float => {
-                for row in 0..8u32 {
-                    let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 8;
-                    let Some(px) = target.bytes.get_mut(start..start + 64) else { continue };
-                    for (x, texel) in px.chunks_exact_mut(8).enumerate() {
-                        let lane = LANE_OF[row as usize * 8 + x];
-                        if mask >> lane & 1 == 1 {
-                            for (c, h) in texel.chunks_exact_mut(2).enumerate() {
-                                h.copy_from_slice(&f32_to_f16(color[c][lane]).to_le_bytes());
-                            }
-                        }
-                    }
-                }
-                return true;
-            }
-            _ => return false,
-        };
-        // One colour for the whole block (a flat or uniform shader): encode once.
-        let first = [color[0][0], color[1][0], color[2][0], color[3][0]];
-        let uniform =
-            (0..4).all(|c| color[c].iter().fold(true, |same, v| same & (v.to_bits() == first[c].to_bits())));
-        if uniform {
-            let mut texel = [0u8; 4];
-            write_texel(target.format, &mut texel, first, ColorWrites::all(), self.srgb);
-            for row in 0..8u32 {
-                let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
-                let end = (start + 32).min(target.bytes.len());
-                let Some(px) = target.bytes.get_mut(start..end) else { continue };
-                if mask == u64::MAX {
-                    px.chunks_exact_mut(4).for_each(|t| t.copy_from_slice(&texel));
-                } else {
-                    for (x, t) in px.chunks_exact_mut(4).enumerate() {
-                        if mask >> LANE_OF[row as usize * 8 + x] & 1 == 1 {
-                            t.copy_from_slice(&texel);
-                        }
-                    }
-                }
-            }
-            return true;
-        }
-        // Encode all 64 lanes channel by channel in loops the compiler vectorises: adding
-        // 2^23 leaves the rounded integer in the low mantissa bits (round to nearest), and
-        // max/min send NaN to 0.
-        const MAGIC: f32 = 8_388_608.0;
-        let shifts: [u32; 3] = if swap { [16, 8, 0] } else { [0, 8, 16] };
-        let mut packed = [0u32; 64];
-        for l in 0..64 {
-            packed[l] = ((unit(color[3][l]) * 255.0 + MAGIC).to_bits() & 0xff) << 24;
-        }
-        let mut quantised = [0u32; 64];
-        for (c, &shift) in shifts.iter().enumerate() {
-            if srgb {
-                for l in 0..64 {
-                    quantised[l] = (unit(color[c][l]) * 65535.0 + MAGIC).to_bits() & 0xffff;
-                }
-                for l in 0..64 {
-                    packed[l] |= u32::from(self.srgb.encode_index(quantised[l])) << shift;
-                }
-            } else {
-                for l in 0..64 {
-                    packed[l] |= ((unit(color[c][l]) * 255.0 + MAGIC).to_bits() & 0xff) << shift;
-                }
-            }
-        }
-        for row in 0..8u32 {
-            let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 4;
-            let end = (start + 32).min(target.bytes.len());
-            let Some(px) = target.bytes.get_mut(start..end) else { continue };
-            for (x, texel) in px.chunks_exact_mut(4).enumerate() {
-                let lane = LANE_OF[row as usize * 8 + x];
-                if mask >> lane & 1 == 1 {
-                    texel.copy_from_slice(&packed[lane].to_le_bytes());
-                }
-            }
-        }
-        true
     }
 }
 
