@@ -244,14 +244,11 @@ pub(crate) fn index_type(format: IndexFormat) -> vk::IndexType {
 /// formats, integers (truncated towards zero, clamped to the type) for integer formats.
 ///
 /// Normalised formats get the float of exactly the value the HAL's rule stores
-/// ([`f3d_hal::encode_clear_color`]: round half up, after sRGB encoding for sRGB formats), so
-/// that a driver's own conversion cannot land on the other side of a tie (NVIDIA clears 0.5
-/// into an 8-bit channel as 127, the HAL's rule says 128).
+/// ([`f3d_hal::exact_clear_color`], shared with the wgpu backend: round half up, after sRGB
+/// encoding for sRGB formats), so that a driver's own conversion cannot land on the other
+/// side of a tie (NVIDIA clears 0.5 into an 8-bit channel as 127, the HAL's rule says 128).
 pub(crate) fn clear_color(format: TextureFormat, c: f3d_hal::Color) -> vk::ClearColorValue {
     let channels = c.to_array();
-    if let Some(exact) = normalized_clear(format, channels) {
-        return vk::ClearColorValue { float32: exact };
-    }
     match format.facts().sample_kind {
         f3d_hal::SampleKind::Uint => {
             vk::ClearColorValue { uint32: channels.map(|v| v.clamp(0.0, f64::from(u32::MAX)) as u32) }
@@ -259,36 +256,8 @@ pub(crate) fn clear_color(format: TextureFormat, c: f3d_hal::Color) -> vk::Clear
         f3d_hal::SampleKind::Sint => vk::ClearColorValue {
             int32: channels.map(|v| v.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
         },
-        _ => vk::ClearColorValue { float32: channels.map(|v| v as f32) },
+        _ => vk::ClearColorValue { float32: f3d_hal::exact_clear_color(format, channels).map(|v| v as f32) },
     }
-}
-
-/// The floats that store exactly [`f3d_hal::encode_clear_color`]'s bytes in a normalised format.
-fn normalized_clear(format: TextureFormat, channels: [f64; 4]) -> Option<[f32; 4]> {
-    use TextureFormat as F;
-    if !matches!(
-        format,
-        F::R8Unorm
-            | F::Rg8Unorm
-            | F::Rgba8Unorm
-            | F::Rgba8UnormSrgb
-            | F::Bgra8Unorm
-            | F::Bgra8UnormSrgb
-            | F::Rgb10a2Unorm
-    ) {
-        return None;
-    }
-    let bytes = f3d_hal::encode_clear_color(format, channels);
-    let mut texel = [0u8; 4];
-    texel[..bytes.len()].copy_from_slice(&bytes);
-    let mut stored = f3d_hal::decode_texel(format, &texel[..format.facts().block_bytes as usize]);
-    if format.facts().srgb {
-        // The stored bytes are sRGB-encoded; the clear value is linear.
-        for v in &mut stored[..3] {
-            *v = f3d_hal::srgb_to_linear(f64::from(*v)) as f32;
-        }
-    }
-    Some(stored)
 }
 
 /// How a multisampled colour attachment resolves: the average for float formats, sample 0

@@ -90,6 +90,7 @@ fn rect_params(color: [f32; 4], rect: [f32; 4]) -> Vec<u8> {
 
 #[test]
 fn dropping_the_device_destroys_everything_even_with_handles_alive() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let counter = device.vk_object_counter();
@@ -125,6 +126,7 @@ fn dropping_the_device_destroys_everything_even_with_handles_alive() {
 
 #[test]
 fn released_objects_are_destroyed_once_the_gpu_is_done() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let counter = device.vk_object_counter();
@@ -175,6 +177,7 @@ fn released_objects_are_destroyed_once_the_gpu_is_done() {
 
 #[test]
 fn uniform_ring_across_growth_and_wrap() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let p = pipeline(&device, RECT_WGSL, "ring", |_| {});
@@ -243,6 +246,7 @@ fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0, 0.0, 1.0, 1.0); }
 /// attachment and as a texture, in the next; a pipeline writing depth is refused there.
 #[test]
 fn graph_read_only_depth_is_sampled_in_the_same_pass() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let depth = device
@@ -361,6 +365,7 @@ fn read_only_again(depth: &f3d_hal::TextureHandle) -> DepthStencilAttachment {
 
 #[test]
 fn fresh_textures_read_zero() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     for format in [TextureFormat::Rgba8Unorm, TextureFormat::R32Float, TextureFormat::Rgba16Float] {
@@ -393,6 +398,7 @@ fn fresh_textures_read_zero() {
 
 #[test]
 fn copies_within_one_subresource() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let t = device
@@ -415,6 +421,7 @@ fn copies_within_one_subresource() {
 
 #[test]
 fn the_pipeline_cache_is_saved_and_read_back() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     common::quiet_mesa();
     let dir = std::env::temp_dir().join(format!("f3d-vulkan-cache-test-{}", std::process::id()));
@@ -457,6 +464,7 @@ fn the_pipeline_cache_is_saved_and_read_back() {
 
 #[test]
 fn loss_during_a_pending_readback() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let t = device
@@ -475,6 +483,7 @@ fn loss_during_a_pending_readback() {
 
 #[test]
 fn the_registry_opens_vulkan_and_validation_wraps_it() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     if common::device(&log).is_none() {
         return;

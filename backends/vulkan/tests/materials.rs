@@ -255,6 +255,7 @@ fn examples() -> Vec<PathBuf> {
 
 #[test]
 fn every_example_material_draws_every_variant_on_vulkan() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let examples = examples();
@@ -285,6 +286,7 @@ fn unlit(color: [f32; 3]) -> String {
 
 #[test]
 fn an_edited_material_draws_its_new_colour_after_recompiling() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     let dir = std::env::temp_dir().join(format!("f3d-vulkan-reload-{}", std::process::id()));

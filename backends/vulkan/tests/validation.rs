@@ -9,12 +9,13 @@ mod common;
 
 #[test]
 fn the_whole_suite_leaves_no_validation_message() {
+    let _turn = common::turn();
     common::quiet_mesa();
     let log = ValidationLog::new();
     if common::device(&log).is_none() {
         return;
     }
-    let report = f3d_conformance::run_suite(BackendId::VULKAN, &common::factory(log.clone()), None);
+    let report = f3d_conformance::run_suite_serial(BackendId::VULKAN, &common::factory(log.clone()), None);
     println!("{}", report.table());
     assert_eq!(report.failed(), 0, "{}", report.summary_line());
     assert_eq!(report.declined(), 0, "{}", report.summary_line());
@@ -23,6 +24,7 @@ fn the_whole_suite_leaves_no_validation_message() {
 
 #[test]
 fn a_misuse_reaches_the_log() {
+    let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
     assert!(device.vk_validation_log().is_some(), "a device opened with a log validates");

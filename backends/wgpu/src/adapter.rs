@@ -60,11 +60,26 @@ fn unavailable(reason: String) -> OpenError {
 /// f3d's contract (measured on Mesa's llvmpipe GL 4.5: clears of a cube face do not land,
 /// line rasterisation differs, 32-bit float targets are not renderable), so opening it by
 /// default would hand out a device that fails conformance instead of declining.
-pub(crate) fn instance() -> wgpu::Instance {
+///
+/// The API's validation layers (wgpu's `InstanceFlags::VALIDATION | DEBUG`) are on when the
+/// request asks for validation, not whenever wgpu itself is built with debug assertions
+/// (wgpu's default): which layers load is the app's setting, as on the vulkan backend.
+/// wgpu-core's own validation is always on, and `WGPU_VALIDATION`/`WGPU_DEBUG` still
+/// override. One reason this matters: the Khronos layer Debian 12 ships (1.3.239) keeps its
+/// per-device state in an unsynchronised map and crashes when devices are created or
+/// destroyed while others are in use on other threads — a debug build that opened a device
+/// per test thread crashed a few runs in fifty.
+pub(crate) fn instance(request: &DeviceRequest) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     if std::env::var_os("WGPU_BACKEND").is_none() {
         desc.backends = wgpu::Backends::PRIMARY;
     }
+    let layers = if request.validation {
+        wgpu::InstanceFlags::debugging()
+    } else {
+        wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL
+    };
+    desc.flags = layers.with_env();
     wgpu::Instance::new(desc)
 }
 

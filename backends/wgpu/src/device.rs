@@ -51,7 +51,7 @@ impl WgpuDevice {
     /// [`OpenError::DeviceUnavailable`] (with a sentence saying why) when there is no adapter,
     /// so a registry moves on to the next backend.
     pub fn open(request: &DeviceRequest) -> Result<Self, OpenError> {
-        adapter::open(adapter::instance(), request, None)
+        adapter::open(adapter::instance(request), request, None)
             .map(|opened| Self::from_opened(opened, &request.label))
     }
 

@@ -65,7 +65,7 @@ fn backend(operation: &'static str, message: impl Into<String>) -> DeviceError {
 impl WindowPresenter {
     /// Opens a device on an adapter that can present to `window`, and its presenter.
     pub fn open(window: Arc<Window>, request: &DeviceRequest) -> Result<(WgpuDevice, Self), OpenError> {
-        let instance = crate::adapter::instance();
+        let instance = crate::adapter::instance(request);
         let surface = instance
             .create_surface(window.clone())
             .map_err(|e| unavailable(format!("the window has no surface wgpu can draw to: {e}")))?;

@@ -7,7 +7,6 @@
 //! is required. Its own harness: winit wants its event loop on the main thread.
 
 use std::error::Error;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -49,46 +48,6 @@ const QUAD: [u8; 3] = [255, 231, 0];
 const FIRST: (u32, u32) = (160, 120);
 const SECOND: (u32, u32) = (240, 200);
 const FRAMES: u32 = 4;
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        // SIGTERM lets the server remove its lock file; SIGKILL would leave it behind.
-        let terminated = Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status();
-        if !terminated.is_ok_and(|s| s.success()) {
-            let _ = self.0.kill();
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts Xvfb on a display it picks itself (`-displayfd`) and waits until it accepts
-/// connections.
-fn start_xvfb() -> Result<(Xvfb, String), Failure> {
-    let mut child = Command::new("Xvfb")
-        // -noreset: the server would otherwise reset (and refuse connections for a moment)
-        // each time its last client leaves, as the readiness probe below does.
-        .args(["-displayfd", "1", "-noreset", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdout = child.stdout.take().ok_or("Xvfb's standard output was not piped")?;
-    let server = Xvfb(child);
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
-    let number: u32 =
-        line.trim().parse().map_err(|_| format!("Xvfb did not say which display it took ({line:?})"))?;
-    let display = format!(":{number}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if x11rb::connect(Some(&display)).is_ok() {
-            return Ok((server, display));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Err(format!("Xvfb on {display} did not accept connections within 20 s").into())
-}
 
 /// The window's pixels as RGB, read from the X server.
 fn screenshot(display: &str, window: &Window) -> Result<(u32, u32, Vec<[u8; 3]>), Failure> {
@@ -278,7 +237,7 @@ impl ApplicationHandler for App {
 }
 
 fn run() -> Result<(), Failure> {
-    let (_server, display) = start_xvfb()?;
+    let (_server, display) = f3d_testing::xvfb::start(320, 240)?;
     // SAFETY: `main` calls this before any thread of this process exists (the event loop,
     // wgpu and Mesa start theirs later), so nothing reads the environment concurrently.
     unsafe {

@@ -10,6 +10,11 @@
 //!   most [`Tolerance::max_mismatch`] (0.5 %) of the pixels may mismatch. On failure it writes
 //!   `<name>.actual.png` and `<name>.diff.png` (mismatches red over a dimmed copy) next to
 //!   the golden. `F3D_BLESS=1` rewrites goldens instead.
+//! * [`gpu`]: the golden and against-soft tests every GPU backend runs; [`xvfb`]: a private X
+//!   server for window tests.
+
+pub mod gpu;
+pub mod xvfb;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

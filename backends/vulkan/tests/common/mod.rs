@@ -1,10 +1,11 @@
-//! What the vulkan backend's tests share: a quiet Mesa, and devices opened with the validation
-//! layers on, every message collected.
+//! What the vulkan backend's tests share: a quiet Mesa, devices opened with the validation
+//! layers on (every message collected), and turns so that only one such device is alive at a
+//! time.
 
 #![allow(dead_code)]
 
 use std::os::unix::fs::PermissionsExt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use f3d_backend_vulkan::{ValidationLog, VulkanDevice, VulkanOptions};
 use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice, OpenError};
@@ -24,6 +25,16 @@ pub fn quiet_mesa() {
         // read the environment.
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
     }
+}
+
+/// This test's turn: one test at a time in a test binary holds it, for its whole body. The
+/// Khronos validation layer Debian 12 ships (1.3.239) keeps per-device state in an
+/// unsynchronised map and crashes when a device is created or destroyed while another is in
+/// use on another thread, and every device these tests open has the layer on.
+pub fn turn() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    // A test that panicked while holding the turn left nothing behind that the next needs.
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Options for test devices: validation into `log`, the pipeline cache in a scratch folder.
