@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use f3d::f3d_hal::BackendId;
 use f3d::prelude::*;
 use f3d::render::RenderApp;
@@ -40,9 +40,27 @@ fn app_with_cubes(count: usize) -> (App, f3d::bevy_app::SubApp) {
     (app, render)
 }
 
-/// One timed render-world frame after an untimed main-world frame.
+/// The first frame, which uploads everything: part of neither case (and a symbol of its own,
+/// so callgrind's `--toggle-collect=*render_frame*` leaves it out).
+#[inline(never)]
+fn first_frame(app: &mut App, render: &mut f3d::bevy_app::SubApp) {
+    app.main_mut().run_default_schedule();
+    render.extract(app.world_mut());
+    render.update();
+    app.world_mut().clear_trackers();
+}
+
+/// The timed part: extraction and the render world's schedule.
+#[inline(never)]
+fn render_frame(app: &mut App, render: &mut f3d::bevy_app::SubApp) {
+    render.extract(app.world_mut());
+    render.update();
+}
+
+/// One frame in `App::update`'s order (main schedule, extract, render schedule, then the main
+/// world's trackers cleared), with the render sub-app's part timed.
 fn frame(app: &mut App, render: &mut f3d::bevy_app::SubApp, moving: bool, tick: &mut f32) -> Duration {
-    app.update();
+    app.main_mut().run_default_schedule();
     if moving {
         *tick += 1.0;
         let t = *tick;
@@ -53,8 +71,7 @@ fn frame(app: &mut App, render: &mut f3d::bevy_app::SubApp, moving: bool, tick: 
         }
     }
     let start = Instant::now();
-    render.extract(app.world_mut());
-    render.update();
+    render_frame(app, render);
     let elapsed = start.elapsed();
     app.world_mut().clear_trackers();
     elapsed
@@ -66,8 +83,7 @@ fn bench(c: &mut Criterion) {
     for &count in &[10_000usize, 100_000, 1_600_000] {
         let (mut app, mut render) = app_with_cubes(count);
         let mut tick = 0.0;
-        // The first frame uploads everything: not part of either case.
-        frame(&mut app, &mut render, false, &mut tick);
+        first_frame(&mut app, &mut render);
         group.throughput(Throughput::Elements(count as u64));
         for moving in [false, true] {
             let name = if moving { "moving" } else { "static" };
@@ -82,4 +98,22 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    // `F3D_EXTRACT_PROFILE=static,1600000,2`: no criterion, just that many frames of one
+    // case after the first, for callgrind (`--toggle-collect=*render_frame*`).
+    if let Ok(spec) = std::env::var("F3D_EXTRACT_PROFILE") {
+        let parts: Vec<&str> = spec.split(',').collect();
+        let moving = parts.first() == Some(&"moving");
+        let count = parts.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_600_000);
+        let frames = parts.get(2).and_then(|n| n.parse().ok()).unwrap_or(2);
+        let (mut app, mut render) = app_with_cubes(count);
+        let mut tick = 0.0;
+        first_frame(&mut app, &mut render);
+        let total: Duration = (0..frames).map(|_| frame(&mut app, &mut render, moving, &mut tick)).sum();
+        println!("{} {count}: {:?} per frame", parts[0], total / frames);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

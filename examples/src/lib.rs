@@ -6,18 +6,29 @@
 //! * [`showcase`]: a grid of spheres sweeping metallic × roughness, the toon, brass, ocean
 //!   and water materials, a shadowed ground plane, a procedural sky with IBL.
 //! * [`SCENES`]: the focused scenes the goldens use, by name.
+//! * [`preview`]: one `.ron` material on a sphere, redrawn whenever its files change
+//!   (`f3d watch`, the `hot_reload` example, the hot-reload benchmark).
 //!
 //! Assets live in `examples/assets/` ([`assets_dir`]).
 
+pub mod preview;
 pub mod scenes;
 
+pub use preview::{Preview, PreviewEvent, PreviewSettings, material_preview};
 pub use scenes::{SCENES, scene, showcase};
 
 use std::path::PathBuf;
 
-/// The `examples/assets` folder of this checkout.
+/// The examples' assets: `F3D_ASSETS` when set, else the `examples/assets` folder of the
+/// checkout the binary was built in, else `examples/assets` under the working directory (a
+/// binary copied to another machine and run from a copy of the repository).
 pub fn assets_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")
+    if let Some(dir) = std::env::var_os("F3D_ASSETS") {
+        return dir.into();
+    }
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let here = PathBuf::from("examples").join("assets");
+    if !built.is_dir() && here.is_dir() { here } else { built }
 }
 
 /// Parses `WxH` (`1280x720`).

@@ -129,7 +129,7 @@ pub fn showcase(world: &mut World) {
         }),
     );
     world.spawn(Environment::default());
-    ground(world, 80.0, srgb(0.55, 0.56, 0.58));
+    ground(world, 380.0, srgb(0.55, 0.56, 0.58));
     sphere_grid(world, Vec3::new(0.0, 0.55, -3.0), 7, 3, 1.05);
 
     // The materials issue's materials along the front.

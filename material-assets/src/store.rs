@@ -83,6 +83,9 @@ pub struct MaterialVersion {
     /// Counts the good versions of this source: 1 for the first.
     pub generation: u64,
     variants: [Arc<CompiledMaterial>; 3],
+    /// A hash of what the version was built from (the `.ron` text and each variant's
+    /// composed WGSL), so a save that changes nothing is not a reload.
+    content: u64,
 }
 
 impl MaterialVersion {
@@ -213,6 +216,9 @@ pub struct MaterialStore {
     received: Vec<Batch>,
     /// Sources to reload at the next poll, and since when.
     requested: Vec<(usize, Instant)>,
+    /// Entries [`request_reload`](MaterialStore::request_reload)ed: rebuilt even when nothing
+    /// changed.
+    forced: Vec<usize>,
     events: Vec<StoreEvent>,
 }
 
@@ -264,6 +270,7 @@ impl MaterialStore {
             signal,
             received: Vec::new(),
             requested: Vec::new(),
+            forced: Vec::new(),
             events: Vec::new(),
         }
     }
@@ -290,7 +297,7 @@ impl MaterialStore {
             current: None,
             failure: None,
         });
-        self.reload(index, Instant::now());
+        self.reload(index, Instant::now(), true);
         MaterialSourceId(index as u32)
     }
 
@@ -320,10 +327,15 @@ impl MaterialStore {
         self.entries.iter().filter_map(|e| e.current.as_ref()).find(|v| Arc::ptr_eq(&v.loaded, loaded))
     }
 
-    /// Reloads `source` at the next poll, as if its files had changed (a "reload now" button;
-    /// benchmarks use it to leave the file watcher's latency out).
+    /// Reloads `source` at the next poll, as if its files had changed, and makes a new version
+    /// even when they did not (a "reload now" button; benchmarks use it to leave the file
+    /// watcher's latency out). A change seen by the watcher that leaves every file as it was
+    /// makes no new version and no event.
     pub fn request_reload(&mut self, source: MaterialSourceId) {
         let i = source.0 as usize;
+        if i < self.entries.len() && !self.forced.contains(&i) {
+            self.forced.push(i);
+        }
         if i < self.entries.len() && !self.requested.iter().any(|(r, _)| *r == i) {
             self.requested.push((i, Instant::now()));
         }
@@ -389,22 +401,33 @@ impl MaterialStore {
             }
         }
         dirty.sort_by_key(|(i, _)| *i);
+        let forced = std::mem::take(&mut self.forced);
         for (i, at) in dirty {
-            self.reload(i, at);
+            self.reload(i, at, forced.contains(&i));
         }
         std::mem::take(&mut self.events)
     }
 
     /// Builds a new version of entry `index`; keeps the old one on failure.
-    fn reload(&mut self, index: usize, changed_at: Instant) {
+    /// `force`: make a new version even if nothing changed.
+    fn reload(&mut self, index: usize, changed_at: Instant, force: bool) {
         let path = self.entries[index].path.clone();
         let result = build(&path, &self.options, self.compiler.as_deref());
         let source = MaterialSourceId(index as u32);
         let entry = &mut self.entries[index];
         match result {
             Ok((loaded, variants)) => {
+                let content = content_hash(&loaded, &variants);
+                // An editor that re-saves the same text, or a late event for a change already
+                // taken, changes nothing: no new version, no event.
+                if !force
+                    && entry.failure.is_none()
+                    && entry.current.as_ref().is_some_and(|c| c.content == content)
+                {
+                    return;
+                }
                 let generation = entry.current.as_ref().map_or(1, |c| c.generation + 1);
-                let version = Arc::new(MaterialVersion { loaded, generation, variants });
+                let version = Arc::new(MaterialVersion { loaded, generation, variants, content });
                 let name = version.loaded.desc.name.clone();
                 entry.dependencies = version.files().iter().map(|f| normalise(f)).collect();
                 if !entry.dependencies.contains(&path) {
@@ -540,11 +563,26 @@ fn is_change(kind: &EventKind) -> bool {
 /// Reads, composes, validates and compiles every variant; on failure the first error and the
 /// files known to matter.
 #[allow(clippy::type_complexity)]
+/// What a version was built from, as one hash: the `.ron` text and the composed WGSL of
+/// every variant (which holds the fragment file and every include).
+fn content_hash(loaded: &LoadedMaterial, variants: &[Arc<CompiledMaterial>; 3]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    loaded.source.text().hash(&mut h);
+    for v in variants {
+        v.source.text().hash(&mut h);
+    }
+    h.finish()
+}
+
+/// A material read and every variant compiled: what [`build`] makes of a good save.
+type Built = (Arc<LoadedMaterial>, [Arc<CompiledMaterial>; 3]);
+
 fn build(
     path: &Path,
     options: &CompileOptions,
     compiler: Option<&dyn MaterialCompiler>,
-) -> Result<(Arc<LoadedMaterial>, [Arc<CompiledMaterial>; 3]), (MaterialError, Vec<PathBuf>)> {
+) -> Result<Built, (MaterialError, Vec<PathBuf>)> {
     let loaded = read_material(path).map_err(|errors| {
         let files: Vec<PathBuf> = errors
             .iter()

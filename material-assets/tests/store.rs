@@ -199,3 +199,26 @@ fn a_missing_material_file_never_panics_and_names_the_file() {
     }
     assert!(s.get(id).is_none());
 }
+
+#[test]
+fn a_save_that_changes_nothing_is_not_a_reload() {
+    let dir = Dir::new("same");
+    let ron_path = dir.write("flat.ron", &ron("[1.0, 0.0, 0.0, 1.0]"));
+    dir.write("flat.wgsl", FLAT);
+    dir.write("helpers.wgsl", HELPERS);
+    let mut s = store();
+    let id = s.load(&ron_path);
+    assert!(matches!(s.poll().as_slice(), [StoreEvent::Loaded { .. }]));
+    // The same bytes again (an editor's re-save, a touched include): nothing new.
+    dir.write("helpers.wgsl", HELPERS);
+    assert!(s.wait(TIMEOUT), "the watcher saw no save");
+    assert!(s.poll().is_empty(), "an unchanged save made a new version");
+    assert_eq!(s.get(id).unwrap().generation, 1);
+    // Unless asked for.
+    s.request_reload(id);
+    assert!(matches!(s.poll().as_slice(), [StoreEvent::Reloaded { .. }]));
+    assert_eq!(s.get(id).unwrap().generation, 2);
+    dir.write("flat.ron", &ron("[0.0, 1.0, 0.0, 1.0]"));
+    assert!(matches!(next(&mut s), StoreEvent::Reloaded { .. }));
+    assert_eq!(s.get(id).unwrap().generation, 3);
+}

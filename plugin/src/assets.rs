@@ -164,6 +164,15 @@ impl<T: Send + Sync + 'static> Assets<T> {
             .filter_map(|(i, s)| s.value.as_ref().map(|v| (Handle::from_parts(i as u32, s.generation), v)))
     }
 
+    /// The handles of assets added or changed since the render world last looked (removed
+    /// ones are left out).
+    pub(crate) fn changed_handles(&self) -> impl Iterator<Item = Handle<T>> + '_ {
+        self.changed.iter().filter_map(|&i| {
+            let slot = self.slots.get(i as usize)?;
+            slot.value.as_ref().map(|_| Handle::from_parts(i, slot.generation))
+        })
+    }
+
     fn queue(&mut self, index: u32) {
         let slot = &mut self.slots[index as usize];
         if !slot.queued {

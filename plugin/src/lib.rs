@@ -39,7 +39,8 @@
 //! ```
 //!
 //! * **Extraction copies only what changed.** Instance components are immutable and hooked,
-//!   transforms are found by `Changed<GlobalTransform>`, assets report their own edits;
+//!   moved transforms are found from the change ticks of `GlobalTransform`'s column (a
+//!   vectorised scan, no per-entity query), assets report their own edits;
 //!   instances live in dense per-batch arrays whose bytes are the instance buffer, so a batch
 //!   of a million cubes is one draw and a static frame uploads nothing.
 //! * **Inline or pipelined** ([`F3dRenderPlugin::pipelined`](plugin::F3dRenderPlugin)): the
@@ -49,12 +50,21 @@
 //!   ([`passes`]); apps add their own the same way ([`render::graph::FrameGraph`]).
 //! * **Materials** are `.ron` files ([`material::CustomMaterial`]) or the built-in
 //!   [`StandardMaterial`](material::StandardMaterial), compiled through naga for the device.
+//!   Materials from files hot-reload ([`material::reload`]): an edit to the `.ron`, its
+//!   `fragment_file` or an include is swapped in at the next frame boundary, values the app
+//!   set survive, and a broken save keeps the last good version drawing and arrives once as
+//!   a [`MaterialEvent::Failed`](material::MaterialEvent).
 //! * Devices are resources ([`RenderDevice`](plugin::RenderDevice)), never globals. Errors in
 //!   user data (a mesh with bad indices, a material that does not compile) are reported once
 //!   on stderr and that thing draws nothing; they never panic the engine.
 //!
-//! Limits today: one camera draws (the active one with the lowest order); headless only
-//! (screenshots read the offscreen target); no frustum culling (batches are drawn whole).
+//! * **Headless or windowed** ([`F3dRenderPlugin::window`](plugin::F3dRenderPlugin)):
+//!   headless (the default) draws into an offscreen image that screenshots read; windowed
+//!   (feature `window`, wgpu) opens a winit window, presents each frame in it and follows its
+//!   size ([`window`] says how and why).
+//!
+//! Limits today: one camera draws (the active one with the lowest order); no frustum culling
+//! (batches are drawn whole).
 
 pub mod assets;
 pub mod camera;
@@ -69,6 +79,7 @@ pub mod plugin;
 pub mod render;
 pub mod screenshot;
 pub mod visibility;
+pub mod window;
 
 /// Re-exported so apps and backends name the same crates.
 pub use {bevy_app, bevy_ecs, bevy_math, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph};
@@ -87,7 +98,8 @@ pub mod prelude {
     pub use crate::image::{Image, ImageFormat};
     pub use crate::light::{DirectionalLight, PointLight, ShadowSettings};
     pub use crate::material::{
-        AlphaMode, CustomMaterial, Material, MeshMaterial, NotShadowCaster, StandardMaterial,
+        AlphaMode, CustomMaterial, HotReload, Material, MaterialEvent, MaterialWatch, MeshMaterial,
+        NotShadowCaster, StandardMaterial,
     };
     pub use crate::mesh::{Mesh, Mesh3d, shapes};
     pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
@@ -95,4 +107,5 @@ pub mod prelude {
     pub use crate::render::{RenderApp, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
     pub use crate::visibility::Visibility;
+    pub use crate::window::WindowSettings;
 }

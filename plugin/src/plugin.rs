@@ -3,14 +3,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bevy_app::{App, First, Last, Plugin};
+use bevy_app::{App, First, Last, Plugin, SubApp};
 use bevy_ecs::prelude::*;
 use bevy_transform::TransformPlugin;
 use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
 
 use crate::assets::Assets;
 use crate::image::Image;
-use crate::material::Material;
+use crate::material::{
+    HotReload, Material, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore,
+};
 use crate::mesh::Mesh;
 use crate::passes;
 use crate::render::extract::{
@@ -26,6 +28,7 @@ use crate::render::prepare::{
 };
 use crate::render::{ExtractSchedule, Render, RenderApp, RenderSystems, new_render_app, pipelined};
 use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
+use crate::window::WindowSettings;
 
 /// Which backend to open.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -89,11 +92,13 @@ impl Default for StandardPasses {
 pub struct F3dRenderPlugin {
     /// Which backend.
     pub backend: BackendChoice,
-    /// The main target's size (the window, or the headless image).
+    /// The main target's size: the headless image, or the window's initial inner size in
+    /// physical pixels (windowed, it then follows the window).
     pub size: (u32, u32),
-    /// No window: draw into an offscreen image (screenshots read it). Windowed presentation
-    /// is not available yet; `false` is treated as headless with a note on stderr.
-    pub headless: bool,
+    /// `None` (the default): headless, the frame goes to an offscreen image that screenshots
+    /// read. `Some`: open a window and present every frame in it (feature `window`, wgpu
+    /// only; see [`crate::window`]). The plugin then installs its own app runner.
+    pub window: Option<WindowSettings>,
     /// Run the render world on its own thread, one frame behind.
     pub pipelined: bool,
     /// Wrap the device in the HAL's validation layer (also `F3D_VALIDATION=1`).
@@ -105,6 +110,8 @@ pub struct F3dRenderPlugin {
     pub fixed_time_step: Option<f64>,
     /// Which standard passes run.
     pub passes: StandardPasses,
+    /// Material hot reload: watch material files, debounce.
+    pub hot_reload: HotReload,
 }
 
 impl Default for F3dRenderPlugin {
@@ -112,12 +119,13 @@ impl Default for F3dRenderPlugin {
         Self {
             backend: BackendChoice::Auto,
             size: (1280, 720),
-            headless: true,
+            window: None,
             pipelined: false,
             validation: false,
             exit_after_frames: None,
             fixed_time_step: None,
             passes: StandardPasses::default(),
+            hot_reload: HotReload::default(),
         }
     }
 }
@@ -125,6 +133,13 @@ impl Default for F3dRenderPlugin {
 /// The device every f3d system draws with (in both worlds).
 #[derive(Resource, Clone)]
 pub struct RenderDevice(pub Arc<dyn GraphicsDevice>);
+
+impl RenderDevice {
+    /// `backend (adapter)`, as the examples and the CLI print it.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.backend_id(), self.adapter_info().name)
+    }
+}
 
 impl std::ops::Deref for RenderDevice {
     type Target = dyn GraphicsDevice;
@@ -188,6 +203,8 @@ fn register_default_backends(registry: &mut DeviceRegistry) -> Vec<f3d_hal::Regi
     r.push(f3d_backend_soft::register_soft_backend(registry));
     #[cfg(feature = "wgpu")]
     r.push(f3d_backend_wgpu::register_wgpu_backend(registry));
+    #[cfg(feature = "vulkan")]
+    r.push(f3d_backend_vulkan::register_vulkan_backend(registry));
     r
 }
 
@@ -216,8 +233,10 @@ impl Plugin for F3dRenderPlugin {
         if !app.is_plugin_added::<TransformPlugin>() {
             app.add_plugins(TransformPlugin);
         }
-        if !self.headless {
-            eprintln!("f3d: windowed presentation is not available yet; rendering headless");
+        #[cfg(feature = "window")]
+        if let Some(window) = &self.window {
+            let (plugin, window) = (self.clone(), window.clone());
+            app.set_runner(move |app| crate::window::run_windowed(app, plugin, window));
         }
         if !app.world().contains_resource::<RenderRegistry>() {
             app.insert_resource(RenderRegistry(default_registry()));
@@ -228,6 +247,7 @@ impl Plugin for F3dRenderPlugin {
             .init_resource::<InstanceChanges>()
             .init_resource::<RenderStats>()
             .add_message::<ScreenshotCaptured>()
+            .add_message::<MaterialEvent>()
             .insert_resource(RenderSettings {
                 size: (self.size.0.max(1), self.size.1.max(1)),
                 exit_after_frames: self.exit_after_frames,
@@ -244,6 +264,17 @@ impl Plugin for F3dRenderPlugin {
     }
 
     fn finish(&self, app: &mut App) {
+        if self.window.is_some() {
+            // Windowed, the runner opens the device once the window exists (winit creates
+            // windows only inside its event loop) and then starts the render world.
+            if !cfg!(feature = "window") {
+                eprintln!(
+                    "f3d: F3dRenderPlugin::window is set but f3d was built without its `window` feature"
+                );
+                app.world_mut().write_message(bevy_app::AppExit::error());
+            }
+            return;
+        }
         let opened = {
             let registry = &app.world().resource::<RenderRegistry>().0;
             open_device(registry, self)
@@ -256,7 +287,31 @@ impl Plugin for F3dRenderPlugin {
                 return;
             }
         };
+        self.start_render_world(app, device, |_| {});
+    }
+}
+
+impl F3dRenderPlugin {
+    /// Inserts `device` as [`RenderDevice`] and builds the render sub-app around it;
+    /// `extend` adds to the render app before it is inserted (and moved to its thread when
+    /// pipelined). Reports and requests exit when the render world cannot start.
+    pub(crate) fn start_render_world(
+        &self,
+        app: &mut App,
+        device: Arc<dyn GraphicsDevice>,
+        extend: impl FnOnce(&mut SubApp),
+    ) {
         let (sender, receiver) = crossbeam_channel::unbounded();
+        let compiler = app
+            .world()
+            .get_resource::<RenderMaterialCompilers>()
+            .cloned()
+            .unwrap_or_default()
+            .0
+            .get(&device.backend_id())
+            .cloned();
+        let material_store = RenderMaterialStore::new(compiler, self.hot_reload);
+        app.insert_resource(MaterialWatch(material_store.store.change_signal()));
         app.insert_resource(RenderDevice(device.clone()));
         app.insert_resource(RenderReportReceiver { receiver });
         let view = match ViewResources::new(device.as_ref()) {
@@ -272,6 +327,7 @@ impl Plugin for F3dRenderPlugin {
             .insert_resource(RenderDevice(device))
             .insert_resource(RenderReports { sender })
             .insert_resource(view)
+            .insert_resource(material_store)
             .insert_resource(self.passes)
             .init_resource::<ExtractedFrame>()
             .init_resource::<ExtractedCamera>()
@@ -296,6 +352,7 @@ impl Plugin for F3dRenderPlugin {
                 extract::extract_camera,
                 extract::extract_lights,
                 extract::extract_environment,
+                crate::material::reload::extract_material_files,
                 extract::extract_assets,
                 extract::extract_instances,
                 extract::extract_screenshots,
@@ -315,6 +372,7 @@ impl Plugin for F3dRenderPlugin {
         );
         passes::add_standard_passes(&mut render);
         render.add_systems(Render, execute_frame_graph.in_set(RenderSystems::Execute));
+        extend(&mut render);
         app.insert_sub_app(RenderApp, render);
         if self.pipelined {
             pipelined::enable(app);

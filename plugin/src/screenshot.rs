@@ -157,13 +157,14 @@ pub(crate) fn count_screenshot_requests(added: Query<(), Added<Screenshot>>, mut
 
 /// Delivers render reports as messages and stats; exits after the requested frame count.
 pub(crate) fn receive_render_reports(
-    receiver: Res<RenderReportReceiver>,
+    // Absent when the render world did not start (no device; the app is exiting then).
+    receiver: Option<Res<RenderReportReceiver>>,
     settings: Res<RenderSettings>,
     mut stats: ResMut<RenderStats>,
     mut shots: MessageWriter<ScreenshotCaptured>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    for report in receiver.receiver.try_iter() {
+    for report in receiver.iter().flat_map(|r| r.receiver.try_iter()) {
         match report {
             RenderReport::Screenshot(shot) => {
                 if let Some(e) = &shot.error {

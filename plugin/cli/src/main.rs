@@ -9,11 +9,16 @@
 //!   the backend receives.
 //! * `f3d render [scene] [--out file.png] [--size WxH] [--backend name] [--frames N]` draws the
 //!   showcase (or another scene of `f3d_examples::SCENES`) through the plugin into a PNG.
+//! * `f3d watch <material.ron> [--out preview.png] [--size WxH] [--backend name] [--events N]`
+//!   previews a material on a sphere and redraws the PNG on every save of it or its
+//!   includes, printing `reloaded <Name> in <N> ms` or `error: path:line:col: message` per
+//!   event (the first load is an event too); `--events N` exits after N events.
 //! * `f3d graph [scene] [--dot]` prints the compiled render graph of that scene's frame (a
 //!   text dump, or Graphviz dot).
 
 mod backends;
 mod render;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -62,6 +67,24 @@ enum Command {
         /// List the scenes and exit.
         #[arg(long)]
         list: bool,
+    },
+    /// Previews a material, redrawing a PNG each time it or a file it includes is saved.
+    Watch {
+        /// The `.ron` material.
+        material: std::path::PathBuf,
+        /// The PNG to write.
+        #[arg(long, default_value = "preview.png")]
+        out: std::path::PathBuf,
+        /// WxH.
+        #[arg(long, default_value = "512x512")]
+        size: String,
+        /// A backend name (soft, wgpu, vulkan, null); the registry's order (GPU first, soft
+        /// last) when left out.
+        #[arg(long)]
+        backend: Option<String>,
+        /// Exit after this many events (loads, reloads and errors); watch forever without.
+        #[arg(long)]
+        events: Option<u64>,
     },
     /// Prints the compiled render graph of a scene's frame.
     Graph {
@@ -112,6 +135,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             render_command(scene, Some(out), &size, backend, frames, None)
+        }
+        Command::Watch { material, out, size, backend, events } => {
+            watch::run(watch::WatchJob { material, backend, out, size, events })
         }
         Command::Graph { scene, dot, size, backend } => {
             render_command(scene, None, &size, backend, 1, Some(dot))

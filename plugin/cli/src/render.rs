@@ -79,7 +79,7 @@ pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
     let device = app
         .world()
         .get_resource::<RenderDevice>()
-        .map(|d| format!("{} ({})", d.backend_id(), d.adapter_info().name))
+        .map(RenderDevice::describe)
         .ok_or("no device opened (see the message above)")?;
     app.sub_app_mut(f3d::render::RenderApp).insert_resource(KeepGraphDump(true));
     for _ in 0..frames + 2 {

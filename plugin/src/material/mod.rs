@@ -2,9 +2,12 @@
 //! `.ron` files (DESIGN §5), both stored as [`Material`] assets and named by the
 //! [`MeshMaterial`] component.
 
+pub mod reload;
 pub(crate) mod standard;
 
-use std::path::Path;
+pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore};
+
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bevy_ecs::prelude::Component;
@@ -94,21 +97,53 @@ impl StandardMaterial {
 }
 
 /// A `.ron` material with its parameter values (and textures by parameter name).
+///
+/// A material read from a file ([`load`](Self::load), [`from_file`](Self::from_file)) hot
+/// reloads while the app runs (when [`HotReload::watch`](crate::material::HotReload) is on):
+/// the render world's store watches its `.ron`, `fragment_file` and includes, and at a frame
+/// boundary the asset takes the new version, keeping the values the app set where the
+/// parameter still exists with the same type (images by name) and taking the edited defaults
+/// for the rest. A save that does not load keeps the last good version drawing; each outcome
+/// arrives as a [`MaterialEvent`].
 #[derive(Clone, Debug)]
 pub struct CustomMaterial {
-    loaded: Arc<LoadedMaterial>,
+    /// `None` while a material from a file has not loaded yet (it draws nothing).
+    loaded: Option<Arc<LoadedMaterial>>,
     params: MaterialParameters,
     textures: Vec<(String, Handle<Image>)>,
+    /// The file it is read from (and reloaded from), when it is.
+    file: Option<PathBuf>,
 }
 
 impl CustomMaterial {
     /// Reads and checks the `.ron` file at `path` (shader code is compiled by the render world
-    /// for its backend; a compile error there is logged once and the material draws nothing).
+    /// for its backend; a compile error there is reported once and the material draws
+    /// nothing). The file is watched for hot reload.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, Vec<MaterialError>> {
-        Self::from_loaded(f3d_materials::read_material(path.as_ref())?)
+        let mut m = Self::from_loaded(f3d_materials::read_material(path.as_ref())?)?;
+        m.file = Some(path.as_ref().to_owned());
+        Ok(m)
+    }
+
+    /// The material in the `.ron` file at `path`, loaded by the render world's material
+    /// store: this never fails. Until the file loads the material draws nothing and its
+    /// parameters are unknown; a file that does not load is reported as
+    /// [`MaterialEvent::Failed`](crate::material::MaterialEvent) and loads when a save fixes
+    /// it.
+    pub fn from_file(path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        let name =
+            path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
+        Self {
+            loaded: None,
+            params: MaterialParameters::none(&name),
+            textures: Vec::new(),
+            file: Some(path.to_owned()),
+        }
     }
 
     /// Parses a material from bytes, `path` naming it (and the folder its includes start in).
+    /// Not watched: there is no file behind it.
     pub fn parse(path: impl AsRef<Path>, bytes: &[u8]) -> Result<Self, Vec<MaterialError>> {
         Self::from_loaded(f3d_materials::parse_material(path.as_ref(), bytes)?)
     }
@@ -122,12 +157,36 @@ impl CustomMaterial {
             }]
         })?;
         let params = MaterialParameters::new(&loaded.desc, &layout);
-        Ok(Self { loaded: Arc::new(loaded), params, textures: Vec::new() })
+        Ok(Self { loaded: Some(Arc::new(loaded)), params, textures: Vec::new(), file: None })
     }
 
-    /// The material as loaded.
-    pub fn loaded(&self) -> &Arc<LoadedMaterial> {
-        &self.loaded
+    /// Takes a new version of its file: parameter values the app set survive where the new
+    /// version has a parameter of the same name and type, images where it has a `Texture2d`
+    /// of that name; the rest take the new defaults.
+    pub(crate) fn adopt(&mut self, loaded: Arc<LoadedMaterial>) {
+        let Ok(layout) = MaterialLayout::new(&loaded.desc) else { return };
+        self.params = self.params.carry_over(&loaded.desc, &layout);
+        self.textures.retain(|(name, _)| {
+            loaded.desc.parameters.iter().any(|p| p.name == *name && p.ty == ParamType::Texture2d)
+        });
+        self.loaded = Some(loaded);
+    }
+
+    /// The file it is read from, when it is.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// Whether it has loaded (a material [`from_file`](Self::from_file) whose file has not
+    /// loaded yet has not).
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.is_some()
+    }
+
+    /// The material as loaded (its current version); `None` until a material from a file
+    /// has loaded.
+    pub fn loaded(&self) -> Option<&Arc<LoadedMaterial>> {
+        self.loaded.as_ref()
     }
 
     /// The parameter values.
@@ -170,7 +229,11 @@ impl CustomMaterial {
     // hot path.
     #[allow(clippy::result_large_err)]
     pub fn set_image(&mut self, name: &str, image: Handle<Image>) -> Result<&mut Self, MaterialError> {
-        let declared = self.loaded.desc.parameters.iter().find(|p| p.name == name).map(|p| p.ty);
+        let declared = self
+            .loaded
+            .as_ref()
+            .and_then(|l| l.desc.parameters.iter().find(|p| p.name == name))
+            .map(|p| p.ty);
         match declared {
             Some(ParamType::Texture2d) => {
                 self.textures.retain(|(n, _)| n != name);
@@ -179,7 +242,10 @@ impl CustomMaterial {
             }
             other => Err(MaterialError::Backend {
                 backend: "f3d".into(),
-                label: self.loaded.desc.name.clone(),
+                label: self
+                    .loaded
+                    .as_ref()
+                    .map_or_else(|| "(not loaded)".to_owned(), |l| l.desc.name.clone()),
                 reason: match other {
                     Some(ty) => format!("parameter `{name}` is {ty:?}, not Texture2d"),
                     None => format!("the material has no parameter `{name}`"),

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Each system runs in its own [`PassSystems`] set inside
-//! [`RenderSystems::Graph`](crate::render::RenderSystems::Graph), in the order above; a pass
+//! [`RenderSystems::Graph`], in the order above; a pass
 //! is switched off through [`StandardPasses`](crate::plugin::StandardPasses) or removed with
 //! `remove_systems_in_set`. App passes go between them with `.after(..)`/`.before(..)`.
 

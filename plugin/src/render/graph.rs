@@ -103,6 +103,11 @@ impl ReportedErrors {
     }
 }
 
+/// The texture this frame's camera drew into, set once the frame executed (`None` when no
+/// camera drew). Present only where something consumes it: windowed, the presenter shows it.
+#[derive(Resource, Default, Clone)]
+pub struct FrameOutput(pub Option<TextureHandle>);
+
 /// Whether to keep the compiled graph's dump (set by tools).
 #[derive(Resource, Default, Clone, Copy)]
 pub struct KeepGraphDump(pub bool);
@@ -119,6 +124,7 @@ pub fn execute_frame_graph(
     keep: Res<KeepGraphDump>,
     mut last: ResMut<LastGraph>,
     reports: Option<Res<RenderReports>>,
+    frame_output: Option<ResMut<FrameOutput>>,
 ) {
     let started = frame.started.unwrap_or_else(std::time::Instant::now);
     let FrameGraph { graph, view } = std::mem::take(&mut *graph);
@@ -146,6 +152,9 @@ pub fn execute_frame_graph(
             }
         }
         output = Some(view.output_texture);
+    }
+    if let Some(mut frame_output) = frame_output {
+        frame_output.0.clone_from(&output);
     }
     let requests = std::mem::take(&mut screenshots.0);
     let mut captured = Vec::new();

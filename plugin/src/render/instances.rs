@@ -12,6 +12,7 @@
 //! frame uploads nothing. Removal swaps the last instance into the hole.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use bevy_ecs::entity::Entity;
@@ -62,10 +63,7 @@ pub(crate) struct InstanceBatch {
 
 impl InstanceBatch {
     fn mark(&mut self, slot: usize) {
-        self.dirty = Some(match self.dirty.take() {
-            Some(r) => r.start.min(slot)..r.end.max(slot + 1),
-            None => slot..slot + 1,
-        });
+        self.dirty = union(self.dirty.take(), Some(slot..slot + 1));
     }
 }
 
@@ -160,23 +158,108 @@ impl RenderInstances {
         }
     }
 
-    /// Updates `entity`'s transform; false when it has no instance.
-    #[inline]
-    pub(crate) fn set_transform(&mut self, entity: Entity, rows: InstanceRows) -> bool {
-        match self.location(entity) {
-            Some(loc) => {
-                self.set_transform_at(loc, rows);
-                true
-            }
-            None => false,
-        }
-    }
-
     #[inline]
     fn set_transform_at(&mut self, loc: Location, rows: InstanceRows) {
         let batch = &mut self.batches[loc.batch as usize];
         batch.transforms[loc.slot as usize] = rows;
         batch.mark(loc.slot as usize);
+    }
+}
+
+/// Writes transforms of many instances at once, from several threads: what the scan of moved
+/// transforms uses. Each thread keeps its own [`DirtyRanges`], merged back with
+/// [`RenderInstances::mark_dirty`].
+pub(crate) struct TransformWriter<'a> {
+    location: &'a [Option<Location>],
+    /// Each batch's transforms: start and length.
+    batches: Vec<(*mut InstanceRows, usize)>,
+    _instances: PhantomData<&'a mut RenderInstances>,
+}
+
+// SAFETY: the writer hands out writes to distinct elements only (see `set`'s contract), and
+// the exclusive borrow of the instances it was made from keeps anyone else from touching them.
+unsafe impl Send for TransformWriter<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for TransformWriter<'_> {}
+
+/// Per batch, the slots a writer changed.
+pub(crate) struct DirtyRanges(Vec<Option<Range<usize>>>);
+
+impl DirtyRanges {
+    /// Adds `other`'s ranges to these.
+    pub(crate) fn merge(mut self, other: DirtyRanges) -> DirtyRanges {
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
+            *mine = union(mine.take(), theirs);
+        }
+        self
+    }
+}
+
+/// The smallest range covering both.
+#[inline]
+fn union(a: Option<Range<usize>>, b: Option<Range<usize>>) -> Option<Range<usize>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl TransformWriter<'_> {
+    /// Empty dirty ranges, one per batch, for one thread's writes.
+    pub(crate) fn dirty_ranges(&self) -> DirtyRanges {
+        DirtyRanges(vec![None; self.batches.len()])
+    }
+
+    /// Stores `rows` as `entity`'s transform, noting the slot in `dirty`; false when it has
+    /// no instance.
+    ///
+    /// # Safety
+    ///
+    /// While this writer lives, no two calls (on any threads) may name the same entity at
+    /// the same time. (Distinct live entities have distinct slots, so calls for distinct
+    /// entities write distinct elements.)
+    #[inline]
+    pub(crate) unsafe fn set(&self, entity: Entity, rows: InstanceRows, dirty: &mut DirtyRanges) -> bool {
+        let Some(loc) = self.location.get(entity.index_u32() as usize).copied().flatten() else {
+            return false;
+        };
+        if loc.entity != entity {
+            return false;
+        }
+        let (batch, slot) = (loc.batch as usize, loc.slot as usize);
+        let (start, len) = self.batches[batch];
+        debug_assert!(slot < len, "a location points past its batch");
+        if slot >= len {
+            return false;
+        }
+        // SAFETY: `slot < len` of a live batch's transforms, which the exclusive borrow keeps
+        // from moving; by the contract no other call writes this entity's slot meanwhile.
+        unsafe { start.add(slot).write(rows) };
+        let d = &mut dirty.0[batch];
+        *d = union(d.take(), Some(slot..slot + 1));
+        true
+    }
+}
+
+impl RenderInstances {
+    /// A writer of transforms for several threads at once.
+    pub(crate) fn transform_writer(&mut self) -> TransformWriter<'_> {
+        TransformWriter {
+            batches: self
+                .batches
+                .iter_mut()
+                .map(|b| (b.transforms.as_mut_ptr(), b.transforms.len()))
+                .collect(),
+            location: &self.location,
+            _instances: PhantomData,
+        }
+    }
+
+    /// Adds what a [`TransformWriter`] changed to each batch's dirty range.
+    pub(crate) fn mark_dirty(&mut self, dirty: DirtyRanges) {
+        for (batch, range) in self.batches.iter_mut().zip(dirty.0) {
+            batch.dirty = union(batch.dirty.take(), range);
+        }
     }
 }
 
@@ -197,6 +280,16 @@ mod tests {
         instance_rows(&Affine3A::from_translation(bevy_math::Vec3::new(x, 0.0, 0.0)))
     }
 
+    /// Sets one transform through a writer, as the scan of moved transforms does.
+    fn set(inst: &mut RenderInstances, entity: Entity, rows: InstanceRows) -> bool {
+        let writer = inst.transform_writer();
+        let mut dirty = writer.dirty_ranges();
+        // SAFETY: one call, on this thread.
+        let found = unsafe { writer.set(entity, rows, &mut dirty) };
+        inst.mark_dirty(dirty);
+        found
+    }
+
     #[test]
     fn removal_keeps_the_batch_dense() {
         let mut world = bevy_ecs::world::World::new();
@@ -209,9 +302,11 @@ mod tests {
         inst.remove(e[0]);
         assert_eq!(inst.len(), 2);
         // e[2] moved into slot 0 and can still be updated.
-        assert!(inst.set_transform(e[2], rows(9.0)));
+        inst.batches[0].dirty = None;
+        assert!(set(&mut inst, e[2], rows(9.0)));
+        assert_eq!(inst.batches[0].dirty, Some(0..1), "the written slot is dirty");
         assert_eq!(inst.batches[0].transforms[0][3], 9.0);
-        assert!(!inst.set_transform(e[0], rows(1.0)));
+        assert!(!set(&mut inst, e[0], rows(1.0)));
         // Moving to another batch.
         inst.insert(e[1], BatchKey { material: 1, ..key }, rows(5.0));
         assert_eq!(inst.batch_count(), 2);

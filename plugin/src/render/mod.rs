@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Inline, the render world updates right after the main world in `App::update`. Pipelined
-//! ([`pipelined`]), it runs on its own thread one frame behind; the main world's data is
+//! (`pipelined`), it runs on its own thread one frame behind; the main world's data is
 //! copied during extraction, so both modes draw the same pixels for the same frame.
 
 pub mod extract;

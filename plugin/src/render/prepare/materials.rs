@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use bevy_ecs::prelude::*;
 use f3d_materials::format::{Blending, EngineInput};
 use f3d_materials::{
-    CompileOptions, CompiledMaterial, LoadedMaterial, MaterialLayout, MaterialParameters, ParamType, Variant,
-    compile_material,
+    CompileOptions, CompiledMaterial, LoadedMaterial, MaterialLayout, MaterialParameters, MaterialStore,
+    MaterialVersion, ParamType, Variant, compile_material,
 };
 
 use crate::material::standard::{self, StandardKey};
-use crate::material::{Material, StandardMaterial};
+use crate::material::{Material, RenderMaterialStore, StandardMaterial};
 use crate::render::extract::ExtractedAssets;
 
 /// One material source, compiled per variant on demand.
@@ -36,6 +36,17 @@ fn variant_index(v: Variant) -> usize {
 impl MaterialShader {
     fn new(id: u64, loaded: Arc<LoadedMaterial>) -> Self {
         Self { id, loaded, compiled: Default::default() }
+    }
+
+    /// A shader whose variants the material store has already compiled (for the same
+    /// options: instanced), so a hot reload compiles each variant once.
+    fn precompiled(id: u64, version: &MaterialVersion) -> Self {
+        let slot = |v| Mutex::new(Some(Some(version.variant(v).clone())));
+        Self {
+            id,
+            loaded: version.loaded.clone(),
+            compiled: [slot(Variant::Color), slot(Variant::DepthOnly), slot(Variant::Shadow)],
+        }
     }
 
     /// The compiled variant (instanced), or `None` when it does not compile (reported once).
@@ -129,23 +140,36 @@ impl RenderMaterials {
         Some(shader)
     }
 
-    fn shader_for_custom(&mut self, loaded: &Arc<LoadedMaterial>) -> Arc<MaterialShader> {
+    fn shader_for_custom(
+        &mut self,
+        loaded: &Arc<LoadedMaterial>,
+        store: Option<&MaterialStore>,
+    ) -> Arc<MaterialShader> {
         let key = Arc::as_ptr(loaded) as usize;
         if let Some((_, s)) = self.custom.get(&key) {
             return s.clone();
         }
         self.next_id += 1;
-        let shader = Arc::new(MaterialShader::new(self.next_id, loaded.clone()));
+        let shader = match store.and_then(|s| s.version_of(loaded)) {
+            Some(version) => Arc::new(MaterialShader::precompiled(self.next_id, version)),
+            None => Arc::new(MaterialShader::new(self.next_id, loaded.clone())),
+        };
         // The LoadedMaterial is kept alive with the entry, so its address stays unique.
         self.custom.insert(key, (loaded.clone(), shader.clone()));
         shader
     }
 
-    fn prepare(&mut self, material: &Material) -> Option<GpuMaterial> {
+    /// Forgets the shader made for `loaded` (a version a hot reload replaced) and answers its
+    /// id, so the pipeline cache can drop that shader's pipelines and no other.
+    pub fn forget_custom(&mut self, loaded: &Arc<LoadedMaterial>) -> Option<u64> {
+        self.custom.remove(&(Arc::as_ptr(loaded) as usize)).map(|(_, s)| s.id)
+    }
+
+    fn prepare(&mut self, material: &Material, store: Option<&MaterialStore>) -> Option<GpuMaterial> {
         match material {
             Material::Standard(m) => self.prepare_standard(m),
             Material::Custom(m) => {
-                let shader = self.shader_for_custom(m.loaded());
+                let shader = self.shader_for_custom(m.loaded()?, store);
                 let desc = &shader.loaded.desc;
                 let textures = m
                     .parameters()
@@ -201,7 +225,12 @@ impl RenderMaterials {
 }
 
 /// Prepares materials that changed.
-pub fn prepare_materials(mut assets: ResMut<ExtractedAssets>, mut materials: ResMut<RenderMaterials>) {
+pub fn prepare_materials(
+    mut assets: ResMut<ExtractedAssets>,
+    mut materials: ResMut<RenderMaterials>,
+    store: Option<Res<RenderMaterialStore>>,
+) {
+    let store = store.as_deref().map(|s| &s.store);
     let removed: Vec<u32> = assets.removed_materials.drain(..).collect();
     for index in removed {
         if let Some(slot) = materials.slots.get_mut(index as usize) {
@@ -210,7 +239,7 @@ pub fn prepare_materials(mut assets: ResMut<ExtractedAssets>, mut materials: Res
     }
     let changed: Vec<(u32, u32, Material)> = assets.materials.drain(..).collect();
     for (index, _generation, material) in changed {
-        let prepared = materials.prepare(&material).map(Arc::new);
+        let prepared = materials.prepare(&material, store).map(Arc::new);
         let i = index as usize;
         if materials.slots.len() <= i {
             materials.slots.resize_with(i + 1, || None);

@@ -111,6 +111,17 @@ impl PipelineCache {
         self.len() == 0
     }
 
+    /// Drops every pipeline of the material shader `shader` (a version a hot reload
+    /// replaced); pipelines of other materials stay.
+    pub fn forget_shader(&mut self, shader: u64) {
+        self.material.retain(|k, _| k.shader != shader);
+    }
+
+    /// How many material pipelines (made or refused) the shader `shader` has.
+    pub fn pipelines_of(&self, shader: u64) -> usize {
+        self.material.keys().filter(|k| k.shader == shader).count()
+    }
+
     /// The pipeline of `shader`'s `variant` with this state; `None` when the material does
     /// not compile or the device refuses (reported once).
     pub fn material(

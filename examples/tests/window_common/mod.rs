@@ -1,0 +1,360 @@
+//! The plugin's windowed mode on a real X server, shared by the `window` (inline) and
+//! `window_pipelined` tests, each its own process (winit allows one event loop per process):
+//! starts Xvfb, runs the showcase with `F3dRenderPlugin::window`, and compares what the X
+//! server shows in the window (a screenshot read with x11rb) with the engine's own frame (a
+//! `Screenshot` readback), before and after the window is resized. It checks the window is
+//! the size asked for, the picture is the scene (sky blue at the top, not one colour) and is
+//! the frame f3d drew; then closes the window as a window manager would (`WM_DELETE_WINDOW`)
+//! and checks that this ends the app within a few frames.
+//!
+//! Skipped with the reason where Xvfb or a wgpu adapter is missing, unless
+//! `F3D_REQUIRE_BACKENDS` names wgpu (CI), where that is a failure. The screenshots are left
+//! in the target folder's tmp (`<test>_first.png`, `<test>_second.png`). Their own harness:
+//! winit wants its event loop on the main thread.
+//!
+//! Run: `cargo test -p f3d_examples --features window --test window --test window_pipelined`.
+
+use std::error::Error;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use f3d::f3d_hal::{BackendId, DeviceRequest};
+use f3d::plugin::FrameClock;
+use f3d::prelude::*;
+use f3d::screenshot::write_png;
+use f3d::window::PrimaryWindow;
+use f3d::window::winit::dpi::PhysicalSize;
+use f3d::window::winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
+use f3d::window::winit::window::Window;
+use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt, EventMask, ImageFormat};
+
+type Failure = Box<dyn Error>;
+
+const FIRST: (u32, u32) = (200, 150);
+const SECOND: (u32, u32) = (280, 180);
+/// The frame bound: the test fails if both checks are not done by then.
+const MAX_FRAMES: u32 = 120;
+/// Frames drawn before the first check (the first frames build pipelines).
+const SETTLE: u64 = 4;
+
+/// An RGBA8 picture, rows from the top.
+struct Picture {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Picture {
+    fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
+}
+
+/// The window's X11 id.
+fn x_window(window: &Window) -> Result<u32, Failure> {
+    Ok(match window.window_handle()?.as_raw() {
+        RawWindowHandle::Xlib(h) => h.window as u32,
+        RawWindowHandle::Xcb(h) => h.window.get(),
+        other => return Err(format!("not an X11 window: {other:?}").into()),
+    })
+}
+
+/// The window's pixels, read from the X server.
+fn x_screenshot(display: &str, window: &Window) -> Result<Picture, Failure> {
+    let id = x_window(window)?;
+    let (conn, _) = x11rb::connect(Some(display))?;
+    let geometry = conn.get_geometry(id)?.reply()?;
+    let (width, height) = (u32::from(geometry.width), u32::from(geometry.height));
+    let image =
+        conn.get_image(ImageFormat::Z_PIXMAP, id, 0, 0, geometry.width, geometry.height, !0)?.reply()?;
+    if image.depth != 24 || image.data.len() < (width * height * 4) as usize {
+        return Err(format!(
+            "a {}-bit image of {} bytes for {width}x{height}",
+            image.depth,
+            image.data.len()
+        )
+        .into());
+    }
+    // 24-bit TrueColor in 32-bit little-endian pixels: blue, green, red, unused.
+    let rgba = image
+        .data
+        .chunks_exact(4)
+        .take((width * height) as usize)
+        .flat_map(|p| [p[2], p[1], p[0], 255])
+        .collect();
+    Ok(Picture { width, height, rgba })
+}
+
+/// The window shows the engine's frame at `size`, and the frame is the showcase.
+fn check(window: &Picture, engine: &Picture, size: (u32, u32), name: &str) -> Result<(), Failure> {
+    let dir = option_env!("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let path = dir.join(format!("{name}.png"));
+    write_png(&path, window.width, window.height, &window.rgba)?;
+    println!("window screenshot: {}", path.display());
+    if (window.width, window.height) != size || (engine.width, engine.height) != size {
+        return Err(format!(
+            "{name}: the window is {}x{} and the frame {}x{}, expected both {}x{}",
+            window.width, window.height, engine.width, engine.height, size.0, size.1
+        )
+        .into());
+    }
+    // The sky at the top: blue over red, and bright enough not to be the clear colour.
+    let (w, h) = size;
+    let top: Vec<[u8; 3]> = (0..w).map(|x| window.at(x, 2)).collect();
+    let mean = |c: usize| top.iter().map(|p| f64::from(p[c])).sum::<f64>() / top.len() as f64;
+    let (r, b) = (mean(0), mean(2));
+    if !(b > r + 20.0 && b > 100.0) {
+        return Err(format!("{name}: the top row is not sky blue (mean red {r:.0}, blue {b:.0})").into());
+    }
+    // Not one colour: the scene spreads over a range of brightness.
+    let luma: Vec<f64> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| window.at(x, y).iter().map(|&c| f64::from(c)).sum::<f64>() / 3.0)
+        .collect();
+    let avg = luma.iter().sum::<f64>() / luma.len() as f64;
+    let deviation = (luma.iter().map(|l| (l - avg).powi(2)).sum::<f64>() / luma.len() as f64).sqrt();
+    if deviation < 15.0 {
+        return Err(
+            format!("{name}: the window is nearly uniform (brightness deviation {deviation:.1})").into()
+        );
+    }
+    // What the window shows is the frame f3d drew (within the blit's rounding; the frame
+    // presented may be one later than the one read back, and the water moves).
+    let mut far = 0usize;
+    let mut total = 0u64;
+    for y in 0..h {
+        for x in 0..w {
+            let (a, b) = (window.at(x, y), engine.at(x, y));
+            let d = a.iter().zip(b).map(|(p, q)| p.abs_diff(q)).max().unwrap_or(0);
+            total += u64::from(d);
+            far += usize::from(d > 24);
+        }
+    }
+    let pixels = (w * h) as usize;
+    let mean_diff = total as f64 / pixels as f64;
+    println!(
+        "{name}: {w}x{h}, top row blue {b:.0} red {r:.0}, brightness deviation {deviation:.1}, \
+         mean difference from f3d's frame {mean_diff:.2}, {far} pixels off by more than 24"
+    );
+    if mean_diff > 4.0 || far * 50 > pixels {
+        return Err(format!(
+            "{name}: the window differs from f3d's frame (mean {mean_diff:.2}, {far} of {pixels} pixels off by more than 24)"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// What the probe system found, shared with `main` (the app is consumed by `run`).
+#[derive(Default)]
+struct Outcome {
+    checked: Vec<(u32, u32)>,
+    error: Option<String>,
+    /// The frame on which the window manager's close was sent.
+    closed_on: Option<u64>,
+    /// The last frame the probe ran on.
+    last_frame: u64,
+}
+
+#[derive(Resource)]
+struct Probe {
+    test: &'static str,
+    display: String,
+    outcome: Arc<Mutex<Outcome>>,
+    resized_at: Option<u64>,
+}
+
+/// Each frame: asks for the frame's pixels; when a frame arrives at the size being checked,
+/// compares it with the window and moves on (resize, then done).
+fn probe(
+    mut commands: Commands,
+    mut probe: ResMut<Probe>,
+    mut shots: MessageReader<ScreenshotCaptured>,
+    window: Option<Res<PrimaryWindow>>,
+    mut exit: MessageWriter<AppExit>,
+    clock: Res<FrameClock>,
+) {
+    if let Ok(mut outcome) = probe.outcome.lock() {
+        outcome.last_frame = clock.frame;
+    }
+    let Some(window) = window else { return };
+    commands.spawn(Screenshot::pixels());
+    let Some(shot) = shots.read().last() else { return };
+    let stage = probe.outcome.lock().map(|o| o.checked.len()).unwrap_or(2);
+    let (size, name) = if stage == 0 {
+        (FIRST, format!("{}_first", probe.test))
+    } else {
+        (SECOND, format!("{}_second", probe.test))
+    };
+    let ready = match probe.resized_at {
+        None => shot.frame >= SETTLE,
+        // Two frames at the new size, so the surface has followed too.
+        Some(at) => shot.frame >= at + 2 && (shot.width, shot.height) == SECOND,
+    };
+    if stage >= 2 || !ready || shot.error.is_some() {
+        if let Some(e) = &shot.error {
+            record(&probe, Err(format!("f3d's screenshot failed: {e}")));
+            exit.write(AppExit::error());
+        }
+        return;
+    }
+    let engine = Picture { width: shot.width, height: shot.height, rgba: shot.pixels.to_vec() };
+    let result = x_screenshot(&probe.display, &window.0)
+        .and_then(|shown| check(&shown, &engine, size, &name))
+        .map(|()| size)
+        .map_err(|e| e.to_string());
+    let failed = result.is_err();
+    record(&probe, result);
+    if failed {
+        exit.write(AppExit::error());
+    } else if stage == 1 {
+        // Done: close the window as a window manager would; the app must end by itself.
+        let closed = close_window(&probe.display, &window.0).map_err(|e| format!("closing the window: {e}"));
+        if let Ok(mut outcome) = probe.outcome.lock() {
+            outcome.closed_on = Some(clock.frame);
+            if let Err(e) = closed {
+                outcome.error.get_or_insert(e);
+            }
+        }
+    } else {
+        probe.resized_at = Some(shot.frame);
+        let _ = window.0.request_inner_size(PhysicalSize::new(SECOND.0, SECOND.1));
+    }
+}
+
+/// Sends the window `WM_DELETE_WINDOW`, what a window manager's close button does.
+fn close_window(display: &str, window: &Window) -> Result<(), Failure> {
+    let id = x_window(window)?;
+    let (conn, _) = x11rb::connect(Some(display))?;
+    let protocols = conn.intern_atom(false, b"WM_PROTOCOLS")?.reply()?.atom;
+    let delete = conn.intern_atom(false, b"WM_DELETE_WINDOW")?.reply()?.atom;
+    let event = ClientMessageEvent::new(32, id, protocols, [delete, x11rb::CURRENT_TIME, 0, 0, 0]);
+    // Checked: the round trip also makes sure the message left before the connection
+    // closes (unchecked, it was lost).
+    conn.send_event(false, id, EventMask::NO_EVENT, event)?.check()?;
+    Ok(())
+}
+
+fn record(probe: &Probe, result: Result<(u32, u32), String>) {
+    if let Ok(mut outcome) = probe.outcome.lock() {
+        match result {
+            Ok(size) => outcome.checked.push(size),
+            Err(e) => {
+                outcome.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// `Ok(Some(reason))`: skipped (no wgpu adapter).
+fn run(test: &'static str, pipelined: bool) -> Result<Option<String>, Failure> {
+    let (_server, display) = f3d_testing::xvfb::start(640, 480)?;
+    // SAFETY: `main` calls this before any thread of this process exists (the event loop,
+    // wgpu and Mesa start theirs later), so nothing reads the environment concurrently.
+    unsafe {
+        std::env::set_var("DISPLAY", &display);
+        std::env::remove_var("WAYLAND_DISPLAY");
+    }
+    if let Err(e) = f3d::plugin::default_registry()
+        .open(&DeviceRequest { backend: Some(BackendId::WGPU), ..DeviceRequest::new(FIRST.0, FIRST.1) })
+    {
+        return Ok(Some(format!("no wgpu adapter ({e})")));
+    }
+    let outcome = Arc::new(Mutex::new(Outcome::default()));
+    let exit = App::new()
+        .add_plugins(F3dRenderPlugin {
+            size: FIRST,
+            window: Some(WindowSettings { title: "f3d window test".into(), resizable: true }),
+            exit_after_frames: Some(MAX_FRAMES),
+            pipelined,
+            fixed_time_step: Some(1.0 / 60.0),
+            ..Default::default()
+        })
+        .insert_resource(Probe { test, display, outcome: outcome.clone(), resized_at: None })
+        .add_systems(Startup, f3d_examples::showcase)
+        .add_systems(Update, probe)
+        .run();
+    let outcome = outcome.lock().map_err(|_| "the probe panicked")?;
+    if let Some(e) = &outcome.error {
+        return Err(e.clone().into());
+    }
+    if outcome.checked != [FIRST, SECOND] {
+        return Err(format!(
+            "the app ended ({exit:?}) after checking {:?} of {:?} (within {MAX_FRAMES} frames)",
+            outcome.checked,
+            [FIRST, SECOND]
+        )
+        .into());
+    }
+    if exit != AppExit::Success {
+        return Err(format!("the app exited with {exit:?}").into());
+    }
+    // Closing the window ended the app within a few frames (not the frame bound).
+    match outcome.closed_on {
+        Some(closed) if outcome.last_frame <= closed + 10 && outcome.last_frame < u64::from(MAX_FRAMES) => {
+            println!("closed on frame {closed}; the app ended after frame {}", outcome.last_frame);
+        }
+        closed => {
+            return Err(format!(
+                "closing the window (on frame {closed:?}) did not end the app: it ran to frame {}",
+                outcome.last_frame
+            )
+            .into());
+        }
+    }
+    Ok(None)
+}
+
+/// Gives Mesa a private runtime directory when the environment has none.
+fn quiet_mesa() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join("f3d-window-xdg");
+    if std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok()
+    {
+        // SAFETY: called at the start of `main`, before this process starts any thread.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
+}
+
+/// The test binary's `main`: runs `run` as the test `name` (libtest's output lines, `--list`,
+/// filters), skipping or failing as the module docs say.
+pub fn main(name: &'static str, test: &'static str, pipelined: bool) {
+    quiet_mesa();
+    if std::env::args().any(|a| a == "--list") {
+        println!("{name}: test");
+        return;
+    }
+    if std::env::args().skip(1).any(|a| !a.starts_with('-') && !name.contains(a.as_str())) {
+        println!("running 0 tests");
+        return;
+    }
+    let required = std::env::var("F3D_REQUIRE_BACKENDS")
+        .is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case("wgpu")));
+    let has_xvfb = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("Xvfb").is_file()));
+    if !has_xvfb {
+        if required {
+            eprintln!("test {name} ... FAILED: F3D_REQUIRE_BACKENDS names wgpu and Xvfb is not installed");
+            std::process::exit(1);
+        }
+        println!("test {name} ... skipped: Xvfb is not installed (apt-get install xvfb)");
+        return;
+    }
+    match run(test, pipelined) {
+        Ok(None) => println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed"),
+        Ok(Some(reason)) if !required => println!("test {name} ... skipped: {reason}"),
+        Ok(Some(reason)) => {
+            eprintln!("test {name} ... FAILED: F3D_REQUIRE_BACKENDS names wgpu: {reason}");
+            std::process::exit(1);
+        }
+        Err(e) => {
+            eprintln!("test {name} ... FAILED: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Hot reload, the ECS side: the render world's [`RenderMaterialStore`] (an
+//! [`f3d_materials::MaterialStore`] with the live backend's compiler), the swap of new
+//! versions into the main world's material assets at a frame boundary, and
+//! [`MaterialEvent`]s.
+//!
+//! ```text
+//!  frame N extraction (main world lent to the render world; nothing is drawing):
+//!    1. materials from files that were added or edited are registered with the store
+//!    2. store.poll(): files that changed are re-read, re-composed, re-validated and compiled
+//!       for the live backend, each source once
+//!    3. each asset of a source with a new version adopts it (CustomMaterial::adopt: values the
+//!       app set carry over), which marks the asset changed; the old version's pipelines are
+//!       dropped from the cache, and no other pipeline is
+//!    4. MaterialEvents go to the main world (and failures to the log, once)
+//!  extract_assets then takes the edited assets, and prepare builds the new pipelines.
+//! ```
+//!
+//! Pipelined or inline, the swap happens during extraction, so a frame is drawn entirely
+//! with the old version or entirely with the new.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy_ecs::prelude::*;
+use f3d_materials::{
+    ChangeSignal, CompileOptions, MaterialCompiler, MaterialCompilers, MaterialError, MaterialSourceId,
+    MaterialStore, StoreEvent, WatchSettings, one_line_error,
+};
+
+use crate::assets::{Assets, Handle};
+use crate::material::Material;
+use crate::render::MainWorld;
+use crate::render::prepare::{PipelineCache, RenderMaterials};
+
+/// Hot reload settings ([`F3dRenderPlugin::hot_reload`](crate::plugin::F3dRenderPlugin)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HotReload {
+    /// Watch material files and reload them when they change (on by default). Off, materials
+    /// from files load once.
+    pub watch: bool,
+    /// How long a file must be quiet before a change is acted on, so an editor's burst of
+    /// writes is one reload (100 ms by default).
+    pub debounce: Duration,
+}
+
+impl Default for HotReload {
+    fn default() -> Self {
+        let w = WatchSettings::default();
+        Self { watch: w.watch, debounce: w.debounce }
+    }
+}
+
+/// What happened to a material file (a main-world message). Every [`Material::Custom`] asset
+/// read from the file has taken a new version by the time `Loaded` or `Reloaded` is read, and
+/// the frame drawn in the same update uses it.
+#[derive(Message, Clone, Debug)]
+pub enum MaterialEvent {
+    /// The file loaded for the first time (also after a first load that failed).
+    Loaded {
+        /// The `.ron` file (absolute).
+        path: PathBuf,
+        /// The material's name.
+        name: String,
+        /// When the store learnt of the change (file event after the debounce, or the load).
+        changed_at: Instant,
+    },
+    /// A save loaded: the new version replaced the old one.
+    Reloaded {
+        /// The `.ron` file (absolute).
+        path: PathBuf,
+        /// The material's name.
+        name: String,
+        /// When the store learnt of the change (file event after the debounce).
+        changed_at: Instant,
+    },
+    /// The file (or a file it depends on) did not load; the last good version keeps drawing.
+    /// Sent once per distinct error.
+    Failed {
+        /// The `.ron` file (absolute).
+        path: PathBuf,
+        /// `path:line:col: message`, on one line.
+        message: String,
+        /// The error, for its full diagnostic.
+        error: MaterialError,
+    },
+}
+
+/// The material compilers the app has, by backend (a main-world resource an app may insert
+/// before adding the plugin, as with [`RenderRegistry`](crate::plugin::RenderRegistry)); the
+/// store compiles reloads with the live backend's. Without one: null, soft, and wgpu and
+/// vulkan when their features are on.
+#[derive(Resource, Clone, Debug)]
+pub struct RenderMaterialCompilers(pub MaterialCompilers);
+
+impl Default for RenderMaterialCompilers {
+    fn default() -> Self {
+        #[allow(unused_mut)]
+        let mut compilers = MaterialCompilers::builtin();
+        #[cfg(feature = "wgpu")]
+        compilers.add(Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
+        #[cfg(feature = "vulkan")]
+        compilers.add(Arc::new(f3d_backend_vulkan::VulkanCompiler::new()));
+        Self(compilers)
+    }
+}
+
+/// Wakes a main-world loop when a material file changed (a main-world resource): a headless
+/// app that only redraws on edits waits on it instead of spinning.
+#[derive(Resource, Clone, Debug)]
+pub struct MaterialWatch(pub ChangeSignal);
+
+impl MaterialWatch {
+    /// Blocks until a watched material file changed or `timeout` passed; true on a change.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        self.0.wait(timeout)
+    }
+}
+
+/// An asset read from a file, and the version of its source it holds.
+struct Tracked {
+    handle: Handle<Material>,
+    source: MaterialSourceId,
+}
+
+/// The render world's material store.
+#[derive(Resource)]
+pub struct RenderMaterialStore {
+    /// The store.
+    pub store: MaterialStore,
+    tracked: Vec<Tracked>,
+}
+
+impl RenderMaterialStore {
+    /// A store for the live backend: `compiler` is its [`MaterialCompiler`], if the app has
+    /// one.
+    pub fn new(compiler: Option<Arc<dyn MaterialCompiler>>, settings: HotReload) -> Self {
+        // The renderer draws instanced (the model matrix per instance): compile as it does.
+        let options = CompileOptions { instanced: true, ..CompileOptions::default() };
+        let watch = WatchSettings { watch: settings.watch, debounce: settings.debounce };
+        Self { store: MaterialStore::new(options, compiler, watch), tracked: Vec::new() }
+    }
+
+    /// The source behind the material asset `handle`, if it is read from a file.
+    pub fn source_of(&self, handle: Handle<Material>) -> Option<MaterialSourceId> {
+        self.tracked.iter().find(|t| t.handle == handle).map(|t| t.source)
+    }
+}
+
+/// Registers new materials from files, polls the store, swaps new versions into the main
+/// world's assets and reports (runs in extraction, before the assets are taken).
+pub fn extract_material_files(
+    mut main: ResMut<MainWorld>,
+    mut store: ResMut<RenderMaterialStore>,
+    mut materials: ResMut<RenderMaterials>,
+    mut pipelines: ResMut<PipelineCache>,
+) {
+    let store = &mut *store;
+    let mut registered = false;
+    // 1. Materials from files added or edited since the last frame.
+    if let Some(assets) = main.get_resource::<Assets<Material>>() {
+        let fresh: Vec<(Handle<Material>, PathBuf)> = assets
+            .changed_handles()
+            .filter(|h| !store.tracked.iter().any(|t| t.handle == *h))
+            .filter_map(|h| match assets.get(h) {
+                Some(Material::Custom(m)) => m.file().map(|f| (h, f.to_owned())),
+                _ => None,
+            })
+            .collect();
+        registered = !fresh.is_empty();
+        for (handle, file) in fresh {
+            let source = store.store.load(&file);
+            store.tracked.push(Tracked { handle, source });
+        }
+    }
+    // 2. What changed on disk.
+    let events = store.store.poll();
+    // 3. Assets whose source has a version they do not hold take it. A new version always
+    // comes with a Loaded or Reloaded event, so a frame with neither (and no new asset) has
+    // nothing to swap and does not walk the tracked assets.
+    let new_versions =
+        events.iter().any(|e| matches!(e, StoreEvent::Loaded { .. } | StoreEvent::Reloaded { .. }));
+    if (registered || new_versions)
+        && !store.tracked.is_empty()
+        && let Some(mut assets) = main.get_resource_mut::<Assets<Material>>()
+    {
+        let assets = assets.bypass_change_detection();
+        store.tracked.retain(|t| assets.get(t.handle).is_some());
+        for t in &store.tracked {
+            let Some(version) = store.store.get(t.source) else { continue };
+            let holds = match assets.get(t.handle) {
+                Some(Material::Custom(m)) => m.loaded().is_some_and(|l| Arc::ptr_eq(l, &version.loaded)),
+                // Replaced by a material of another kind: no longer from the file.
+                _ => true,
+            };
+            if holds {
+                continue;
+            }
+            if let Some(Material::Custom(m)) = assets.get_mut(t.handle) {
+                if let Some(old) = m.loaded().cloned()
+                    && let Some(shader) = materials.forget_custom(&old)
+                {
+                    pipelines.forget_shader(shader);
+                }
+                m.adopt(version.loaded.clone());
+            }
+        }
+    }
+    // 4. Reports.
+    for event in events {
+        let path = store.store.path(event.source()).map(std::path::Path::to_owned).unwrap_or_default();
+        let message = match event {
+            StoreEvent::Loaded { name, changed_at, .. } => MaterialEvent::Loaded { path, name, changed_at },
+            StoreEvent::Reloaded { name, changed_at, .. } => {
+                MaterialEvent::Reloaded { path, name, changed_at }
+            }
+            StoreEvent::Failed { path, error, .. } => {
+                let message = one_line_error(&path, &error);
+                eprintln!("f3d: material did not load; the last good version stays:\n{}", error.diagnostic());
+                MaterialEvent::Failed { path, message, error }
+            }
+            // StoreEvent is non-exhaustive: a kind this plugin does not know is not reported.
+            _ => continue,
+        };
+        main.write_message(message);
+    }
+}

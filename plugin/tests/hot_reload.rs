@@ -1,0 +1,301 @@
+//! Material hot reload through the whole plugin: files edited on disk while the app runs
+//! (each test in its own temporary folder), waits bounded by events rather than sleeps.
+//!
+//! The scenarios run on the soft backend (the reference); [`reload_on_each_backend`] runs the
+//! same round trip on every backend the project has, so a new backend inherits it. wgpu and
+//! vulkan decline where no adapter exists unless `F3D_REQUIRE_BACKENDS` names them.
+
+mod support;
+
+use f3d::prelude::*;
+use support::{Harness, is_mostly, location_of, open};
+
+const RED: usize = 0;
+const GREEN: usize = 1;
+const BLUE: usize = 2;
+
+/// An unlit material whose colour is `tint`, shaded by `probe.wgsl` through `shade.wgsl`.
+fn ron(tint_default: &str) -> String {
+    format!(
+        r#"Material(
+    name: "Probe",
+    shading_model: Unlit,
+    parameters: [
+        (name: "tint", type: Vec4, default: {tint_default}),
+        (name: "gain", type: Float, default: 1.0),
+    ],
+    fragment_file: "probe.wgsl",
+)
+"#
+    )
+}
+
+const PROBE: &str = r#"#include "shade.wgsl"
+fn surface(m: ptr<function, MaterialInputs>) {
+    (*m).base_color = shade(material_params.tint * material_params.gain);
+}
+"#;
+
+const SHADE_SAME: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return c; }\n";
+/// Swaps red and blue.
+const SHADE_SWAP: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return vec4<f32>(c.b, c.g, c.r, c.a); }\n";
+
+fn files(tint: &str) -> Vec<(&'static str, String)> {
+    vec![("probe.ron", ron(tint)), ("probe.wgsl", PROBE.to_owned()), ("shade.wgsl", SHADE_SAME.to_owned())]
+}
+
+fn start(name: &str, backend: &str, tint: &str) -> Option<Harness> {
+    let device = open(backend)?;
+    let files = files(tint);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (*f, t.as_str())).collect();
+    let mut h = Harness::start(name, device, &refs, "probe.ron");
+    assert_eq!(h.expect_reload(), "Probe", "the first load");
+    Some(h)
+}
+
+fn soft(name: &str, tint: &str) -> Harness {
+    start(name, "soft", tint).expect("the soft backend always opens")
+}
+
+#[test]
+fn editing_a_default_changes_the_pixels() {
+    let mut h = soft("default", "[1.0, 0.0, 0.0, 1.0]");
+    assert!(is_mostly(h.center(), RED), "{:?}", h.center());
+    h.write("probe.ron", &ron("[0.0, 1.0, 0.0, 1.0]"));
+    h.expect_reload();
+    let c = h.center();
+    assert!(is_mostly(c, GREEN), "after the edit: {c:?}");
+}
+
+#[test]
+fn a_runtime_value_survives_a_shader_edit() {
+    let mut h = soft("runtime_kept", "[1.0, 0.0, 0.0, 1.0]");
+    h.custom_mut().set("tint", f3d::f3d_materials::Value::Vec4([0.0, 1.0, 0.0, 1.0])).unwrap();
+    assert!(is_mostly(h.center(), GREEN));
+    // The shader now paints the tint's blue channel red and vice versa; the runtime tint is
+    // green, so a kept value stays green, and a lost one (the red default) would turn blue.
+    h.write(
+        "probe.wgsl",
+        &PROBE
+            .replace("(*m).base_color = shade(", "(*m).base_color = vec4<f32>(0.0, 0.0, 0.0, 0.0) + shade("),
+    );
+    h.expect_reload();
+    h.write("shade.wgsl", SHADE_SWAP);
+    h.expect_reload();
+    let c = h.center();
+    assert!(is_mostly(c, GREEN), "the runtime tint did not survive: {c:?}");
+    match h.custom().parameters().get("tint") {
+        Some(f3d::f3d_materials::Value::Vec4(v)) => assert_eq!(v, [0.0, 1.0, 0.0, 1.0]),
+        other => panic!("{other:?}"),
+    }
+    // And the new shader is the one drawing: a runtime blue now shows red.
+    h.custom_mut().set("tint", f3d::f3d_materials::Value::Vec4([0.0, 0.0, 1.0, 1.0])).unwrap();
+    let c = h.center();
+    assert!(is_mostly(c, RED), "the edited shader is not drawing: {c:?}");
+}
+
+#[test]
+fn changing_a_parameters_type_drops_the_runtime_value() {
+    let mut h = soft("type_change", "[1.0, 0.0, 0.0, 1.0]");
+    h.custom_mut().set_float("gain", 0.0).unwrap();
+    assert_eq!(h.center()[..3], [0, 0, 0], "gain 0 is black");
+    // `gain` becomes a Vec4 defaulting to (0, 0, 1, 1) per channel: the Float runtime value
+    // cannot carry over, so the new default (blue through the red tint... ) applies.
+    let text = ron("[1.0, 1.0, 1.0, 1.0]").replace(
+        r#"(name: "gain", type: Float, default: 1.0)"#,
+        r#"(name: "gain", type: Vec4, default: [0.0, 0.0, 1.0, 1.0])"#,
+    );
+    h.write("probe.ron", &text);
+    h.expect_reload();
+    let c = h.center();
+    assert!(is_mostly(c, BLUE), "the new default did not apply: {c:?}");
+    assert!(
+        matches!(h.custom().parameters().get("gain"), Some(f3d::f3d_materials::Value::Vec4(v)) if v == [0.0, 0.0, 1.0, 1.0])
+    );
+}
+
+#[test]
+fn a_broken_save_keeps_the_last_good_pixels_and_reports_once() {
+    let mut h = soft("broken", "[0.0, 0.0, 1.0, 1.0]");
+    assert!(is_mostly(h.center(), BLUE));
+    let broken =
+        PROBE.replace("shade(material_params.tint * material_params.gain)", "shade(material_params.tint *)");
+    h.write("probe.wgsl", &broken);
+    let message = h.expect_failure();
+    let (path, line, col) = location_of(&message);
+    assert!(path.ends_with("probe.wgsl"), "{message}");
+    assert_eq!(line, 3, "{message}");
+    assert!(col > 1, "{message}");
+    // Still drawing the last good version, and the same broken text saved again (an editor
+    // that writes twice) is not reported again.
+    assert!(is_mostly(h.center(), BLUE), "the last good material is not drawing");
+    h.write("probe.wgsl", &broken);
+    h.frames(3);
+    let watch = h.app.world().resource::<MaterialWatch>().clone();
+    watch.wait(std::time::Duration::from_millis(500));
+    h.frames(3);
+    assert!(h.pending_events().is_empty(), "the same error was reported twice");
+    // The next good save recovers.
+    h.write(
+        "probe.wgsl",
+        &PROBE.replace("material_params.tint * material_params.gain", "vec4<f32>(1.0, 0.0, 0.0, 1.0)"),
+    );
+    h.expect_reload();
+    assert!(is_mostly(h.center(), RED));
+}
+
+#[test]
+fn an_empty_file_mid_save_does_not_panic() {
+    let mut h = soft("empty", "[1.0, 0.0, 0.0, 1.0]");
+    // An editor truncates first and writes a moment later: the store may see the empty file
+    // (a failure, reported, the last good version drawing) or only the final text.
+    h.write("probe.ron", "");
+    let watch = h.app.world().resource::<MaterialWatch>().clone();
+    watch.wait(std::time::Duration::from_millis(200));
+    h.frames(2);
+    assert!(is_mostly(h.center(), RED), "the last good material is not drawing");
+    h.write("probe.ron", &ron("[0.0, 1.0, 0.0, 1.0]"));
+    loop {
+        match h.next_event() {
+            MaterialEvent::Failed { message, .. } => assert!(message.contains("empty"), "{message}"),
+            MaterialEvent::Reloaded { .. } => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(is_mostly(h.center(), GREEN));
+}
+
+#[test]
+fn an_atomic_save_through_rename_reloads() {
+    let mut h = soft("atomic", "[1.0, 0.0, 0.0, 1.0]");
+    h.write_atomic("probe.ron", &ron("[0.0, 0.0, 1.0, 1.0]"));
+    h.expect_reload();
+    assert!(is_mostly(h.center(), BLUE));
+    // Delete and recreate counts too.
+    std::fs::remove_file(h.path("probe.ron")).unwrap();
+    std::fs::write(h.path("probe.ron"), ron("[0.0, 1.0, 0.0, 1.0]")).unwrap();
+    loop {
+        match h.next_event() {
+            // The removal may be seen on its own: it fails, and the last good version stays.
+            MaterialEvent::Failed { .. } => assert!(is_mostly(h.center(), BLUE)),
+            MaterialEvent::Reloaded { .. } => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(is_mostly(h.center(), GREEN));
+}
+
+#[test]
+fn editing_an_included_file_reloads() {
+    let mut h = soft("include", "[1.0, 0.0, 0.0, 1.0]");
+    h.write("shade.wgsl", SHADE_SWAP);
+    h.expect_reload();
+    assert!(is_mostly(h.center(), BLUE), "the included file's edit is not drawing");
+}
+
+#[test]
+fn a_material_whose_first_load_failed_loads_when_fixed() {
+    let device = open("soft").unwrap();
+    let broken = ron("[0.0, 1.0, 0.0, 1.0]").replace("Vec4", "Vec9");
+    let mut h = Harness::start(
+        "first_broken",
+        device,
+        &[("probe.ron", &broken), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+        "probe.ron",
+    );
+    let message = h.expect_failure();
+    assert!(message.contains("probe.ron:5:") && message.contains("Vec9"), "{message}");
+    assert!(!h.custom().is_loaded());
+    assert_eq!(h.center()[..3], [0, 0, 0], "an unloaded material draws nothing");
+    h.write("probe.ron", &ron("[0.0, 1.0, 0.0, 1.0]"));
+    match h.next_event() {
+        MaterialEvent::Loaded { name, .. } => assert_eq!(name, "Probe"),
+        other => panic!("{other:?}"),
+    }
+    assert!(is_mostly(h.center(), GREEN));
+}
+
+#[test]
+fn a_render_state_edit_applies() {
+    let mut h = soft("render_state", "[1.0, 0.0, 0.0, 1.0]");
+    assert!(is_mostly(h.center(), RED));
+    // The plane faces the camera: culling front faces hides it.
+    h.write(
+        "probe.ron",
+        &ron("[1.0, 0.0, 0.0, 1.0]")
+            .replace("shading_model: Unlit,", "shading_model: Unlit,\n    culling: Front,"),
+    );
+    h.expect_reload();
+    assert_eq!(h.center()[..3], [0, 0, 0], "culling did not change");
+    // Additive blending over black with half alpha: half the colour.
+    h.write(
+        "probe.ron",
+        &ron("[1.0, 0.0, 0.0, 0.5]")
+            .replace("shading_model: Unlit,", "shading_model: Unlit,\n    blending: Additive,"),
+    );
+    h.expect_reload();
+    let c = h.center();
+    assert!((150..=210).contains(&c[0]) && c[1] < 20, "additive half red over black (sRGB ~188): {c:?}");
+}
+
+#[test]
+fn only_the_edited_materials_pipelines_are_rebuilt() {
+    let mut h = soft("pipelines", "[1.0, 0.0, 0.0, 1.0]");
+    h.center();
+    let count = |h: &mut Harness| {
+        h.app.sub_app(f3d::render::RenderApp).world().resource::<f3d::render::prepare::PipelineCache>().len()
+    };
+    let before = count(&mut h);
+    h.write("shade.wgsl", SHADE_SWAP);
+    h.expect_reload();
+    h.center();
+    assert_eq!(count(&mut h), before, "the old version's pipelines were not dropped, or others were");
+}
+
+/// The same reload on every backend: a default edited on disk reaches the pixels (on null,
+/// which draws nothing, the events alone).
+fn reload_round_trip(backend: &str) {
+    let Some(mut h) = start(&format!("backend_{backend}"), backend, "[1.0, 0.0, 0.0, 1.0]") else { return };
+    let draws = h.backend != f3d::f3d_hal::BackendId::NULL;
+    if draws {
+        assert!(is_mostly(h.center(), RED), "{backend}: {:?}", h.center());
+    }
+    h.custom_mut().set_float("gain", 1.0).unwrap();
+    h.write("probe.ron", &ron("[0.0, 0.0, 1.0, 1.0]"));
+    assert_eq!(h.expect_reload(), "Probe");
+    if draws {
+        let c = h.center();
+        assert!(is_mostly(c, BLUE), "{backend}: after the edit {c:?}");
+    }
+    h.write("shade.wgsl", "fn shade(c: vec4<f32>) -> vec4<f32> { return c +; }\n");
+    let message = h.expect_failure();
+    assert!(message.contains("shade.wgsl:1:"), "{backend}: {message}");
+    if draws {
+        assert!(is_mostly(h.center(), BLUE), "{backend}: the last good version is not drawing");
+    }
+    h.write("shade.wgsl", SHADE_SWAP);
+    h.expect_reload();
+    if draws {
+        let c = h.center();
+        assert!(is_mostly(c, RED), "{backend}: the swapped shader {c:?}");
+    }
+}
+
+mod reload_on_each_backend {
+    #[test]
+    fn null() {
+        super::reload_round_trip("null");
+    }
+    #[test]
+    fn soft() {
+        super::reload_round_trip("soft");
+    }
+    #[test]
+    fn wgpu() {
+        super::reload_round_trip("wgpu");
+    }
+    #[test]
+    fn vulkan() {
+        super::reload_round_trip("vulkan");
+    }
+}
