@@ -28,6 +28,7 @@ pub struct SoftDevice {
     epoch: Instant,
     queue: Mutex<()>,
     pub(crate) threads: usize,
+    pub(crate) pack_quads: bool,
     pub(crate) srgb: SrgbEncoder,
 }
 
@@ -64,6 +65,7 @@ impl SoftDevice {
             queue: Mutex::new(()),
             srgb: SrgbEncoder::new(),
             threads: rayon::current_num_threads(),
+            pack_quads: true,
         }
     }
 
@@ -72,6 +74,15 @@ impl SoftDevice {
         let mut device = Self::new(label);
         device.threads = 1;
         device
+    }
+
+    /// This device shading every covered 8x8 block of a primitive as a batch of its own.
+    /// By default the sparse blocks of a small primitive are packed, quad by quad, into
+    /// shared batches (see `raster::rasterize_prim`); the pixels are the same either way, and
+    /// this switch lets tests say so and benchmarks show what packing saves.
+    pub fn without_quad_packing(mut self) -> Self {
+        self.pack_quads = false;
+        self
     }
 
     pub(crate) fn texture<'a>(

@@ -6,7 +6,13 @@
 //!
 //! * **Shaders** run on the CPU through [`exec`]: each entry point is compiled once into a
 //!   structure-of-arrays program and run over 64-lane batches (8×8 pixels in 2×2 quads, so
-//!   derivatives and implicit-LOD sampling work).
+//!   derivatives and implicit-LOD sampling work). A small primitive covers a few quads of
+//!   each of several blocks; its sparse blocks are packed quad by quad into shared batches
+//!   (up to 16 quads), so a batch is not run for a handful of pixels. Packing never changes
+//!   a pixel: each lane's inputs come from its own block's origin by the same formula, quads
+//!   stay whole, and depth, stencil and colour are written back block by block
+//!   ([`SoftDevice::without_quad_packing`] turns it off; a test compares every example scene
+//!   both ways).
 //! * **Rasterisation** (the internal `raster` module): homogeneous clipping (near, far, a guard band),
 //!   fixed-point edge functions with 8 sub-pixel bits and the top-left fill rule, perspective-
 //!   correct, linear and flat interpolation, depth (bias, clamp), stencil, every blend factor

@@ -105,6 +105,39 @@ pub(crate) fn plane_lanes_times<const FMA: bool>(p: &PlaneEq, ox: f32, oy: f32, 
     }
 }
 
+/// Where the lanes of a packed batch lie: lane `l` is the pixel at offset (`x[l]`, `y[l]`)
+/// from the first pixel centre (`ox[l]`, `oy[l]`) of its own block. A batch packed from the
+/// quads of several blocks ([`crate::raster::BlockShader::shade_packed`]) evaluates planes per
+/// lane with the same formula as [`plane_lanes`], so each pixel gets the value it would get
+/// shaded with its own block.
+pub(crate) struct LaneOrigins {
+    pub(crate) ox: Lanes,
+    pub(crate) oy: Lanes,
+    pub(crate) x: Lanes,
+    pub(crate) y: Lanes,
+}
+
+/// [`plane_lanes`] for the lanes of a packed batch.
+#[inline(always)]
+pub(crate) fn plane_packed<const FMA: bool>(p: &PlaneEq, lanes: &LaneOrigins, out: &mut Lanes) {
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = at::<FMA>(p, origin(p, lanes.ox[l], lanes.oy[l]), lanes.x[l], lanes.y[l]);
+    }
+}
+
+/// [`plane_lanes_times`] for the lanes of a packed batch.
+#[inline(always)]
+pub(crate) fn plane_packed_times<const FMA: bool>(
+    p: &PlaneEq,
+    lanes: &LaneOrigins,
+    w: &Lanes,
+    out: &mut Lanes,
+) {
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = at::<FMA>(p, origin(p, lanes.ox[l], lanes.oy[l]), lanes.x[l], lanes.y[l]) * w[l];
+    }
+}
+
 /// Evaluates `plane` over the block in row order (`out[y * 8 + x]`).
 #[inline(always)]
 pub(crate) fn plane_rows<const FMA: bool>(p: &PlaneEq, ox: f32, oy: f32, out: &mut [f32; 64]) {

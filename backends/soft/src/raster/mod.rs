@@ -138,6 +138,74 @@ pub(crate) trait BlockShader: Sync {
         mask: u64,
         band: &mut BandTargets<'_>,
     );
+
+    /// Whether the blocks of `prim` may be shaded packed ([`BlockShader::shade_packed`]):
+    /// its draw runs a fragment program per fragment.
+    fn packs(&self, prim: &Prim) -> bool;
+
+    /// Shades the blocks of `prim` in `blocks` — (x, y, lane mask) each, together at most
+    /// [`QUADS`] quads with a covered lane — as one batch: their covered quads are packed
+    /// into the batch's lanes (a quad stays whole, so derivatives are the same), shaded
+    /// once, and written back block by block. Every pixel ends as [`BlockShader::shade`]
+    /// would leave it.
+    fn shade_packed<const FMA: bool>(
+        &self,
+        scratch: &mut Self::Scratch,
+        prims: &PrimList,
+        prim: &Prim,
+        blocks: &[(u32, u32, u64)],
+        band: &mut BandTargets<'_>,
+    );
+}
+
+/// The 2x2 quads of a batch (a block, or a packed batch).
+pub(crate) const QUADS: u32 = 16;
+
+/// A block with at most this many covered quads is packed with its primitive's other sparse
+/// blocks (small triangles cover a few quads of each of several blocks: shading each block
+/// would run a whole batch for a handful of pixels).
+const PACK_QUADS: u32 = 12;
+
+/// The quads of lane mask `mask` with at least one lane set.
+#[inline(always)]
+pub(crate) const fn quad_mask(mask: u64) -> u16 {
+    let m = mask | (mask >> 1);
+    let m = (m | (m >> 2)) & 0x1111_1111_1111_1111;
+    let mut q = 0u16;
+    let mut i = 0;
+    while i < QUADS {
+        q |= (((m >> (4 * i)) & 1) as u16) << i;
+        i += 1;
+    }
+    q
+}
+
+/// Blocks of one primitive waiting to be shaded packed.
+struct Pending {
+    blocks: [(u32, u32, u64); QUADS as usize],
+    len: usize,
+    quads: u32,
+}
+
+impl Pending {
+    /// Shades what is pending (one block alone the plain way) and empties it.
+    #[inline(always)]
+    fn flush<S: BlockShader, const FMA: bool>(
+        &mut self,
+        shader: &S,
+        scratch: &mut S::Scratch,
+        prims: &PrimList,
+        p: &Prim,
+        band: &mut BandTargets<'_>,
+    ) {
+        match &self.blocks[..self.len] {
+            [] => {}
+            &[(bx, by, mask)] => shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band),
+            blocks => shader.shade_packed::<FMA>(scratch, prims, p, blocks, band),
+        }
+        self.len = 0;
+        self.quads = 0;
+    }
 }
 
 /// Rasterises every primitive of `prims` into the bands, in parallel when `parallel`,
@@ -214,7 +282,11 @@ fn rasterize_band<S: BlockShader, const FMA: bool>(
     }
 }
 
-/// Walks the blocks of one primitive inside a band and shades the covered ones.
+/// Walks the blocks of one primitive inside a band and shades the covered ones: blocks with
+/// more than [`PACK_QUADS`] covered quads alone, the others gathered and shaded packed, as
+/// many at a time as fit [`QUADS`] quads. Blocks of one primitive never overlap, so the
+/// order they are shaded in does not matter; everything pending is shaded before the next
+/// primitive, which keeps primitive order.
 #[inline(always)]
 fn rasterize_prim<S: BlockShader, const FMA: bool>(
     prims: &PrimList,
@@ -230,6 +302,8 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
     let x_start = c.min_x.max(0) as u32 / BLOCK * BLOCK;
     let x_end = c.max_x.max(0) as u32;
     let [sx0, sy0, sx1, sy1] = p.scissor;
+    let packs = shader.packs(p);
+    let mut pending = Pending { blocks: [(0, 0, 0); QUADS as usize], len: 0, quads: 0 };
     let mut by = y_start;
     while by <= y_end {
         let mut bx = x_start;
@@ -243,12 +317,169 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
                     let local = |v: i32, o: i32| (v - o).clamp(0, BLOCK as i32) as u32;
                     mask &= rect_mask(local(sx0, bxi), local(sy0, byi), local(sx1, bxi), local(sy1, byi));
                 }
-                if mask != 0 {
+                let quads = quad_mask(mask).count_ones();
+                if packs && quads <= PACK_QUADS && mask != 0 {
+                    if pending.quads + quads > QUADS {
+                        pending.flush::<S, FMA>(shader, scratch, prims, p, band);
+                    }
+                    pending.blocks[pending.len] = (bx, by, mask);
+                    pending.len += 1;
+                    pending.quads += quads;
+                } else if mask != 0 {
                     shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band);
                 }
             }
             bx += BLOCK;
         }
         by += BLOCK;
+    }
+    pending.flush::<S, FMA>(shader, scratch, prims, p, band);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::triangle::{ScreenVertex, setup};
+    use super::*;
+
+    /// What a shader was asked to shade: `None` for a plain block, `Some(n)` for a packed
+    /// batch of `n` blocks; with every (block x, block y, lane mask).
+    type Call = (Option<usize>, Vec<(u32, u32, u64)>);
+
+    /// Records the calls; packs when `packs`.
+    struct Recorder {
+        packs: bool,
+        calls: Mutex<Vec<Call>>,
+    }
+
+    impl BlockShader for Recorder {
+        type Scratch = ();
+
+        fn scratch(&self) {}
+
+        fn shade<const FMA: bool>(
+            &self,
+            _: &mut (),
+            _: &PrimList,
+            _: &Prim,
+            bx: u32,
+            by: u32,
+            mask: u64,
+            _: &mut BandTargets<'_>,
+        ) {
+            self.calls.lock().unwrap().push((None, vec![(bx, by, mask)]));
+        }
+
+        fn packs(&self, _: &Prim) -> bool {
+            self.packs
+        }
+
+        fn shade_packed<const FMA: bool>(
+            &self,
+            _: &mut (),
+            _: &PrimList,
+            _: &Prim,
+            blocks: &[(u32, u32, u64)],
+            _: &mut BandTargets<'_>,
+        ) {
+            self.calls.lock().unwrap().push((Some(blocks.len()), blocks.to_vec()));
+        }
+    }
+
+    fn triangle(v: [(f32, f32); 3]) -> PrimList {
+        let sv = v.map(|(x, y)| ScreenVertex { x, y, z: 0.5, inv_w: 1.0 });
+        let scissor = [0, 0, 32, 32];
+        let s = setup(sv, scissor, true).or_else(|| setup(sv, scissor, false)).expect("a triangle with area");
+        let plane = PlaneEq { a: 0.0, b: 0.0, c: 0.0 };
+        let prim = Prim {
+            coverage: s.coverage,
+            front_facing: s.front_facing,
+            z: plane,
+            inv_w: plane,
+            first_plane: 0,
+            draw: 0,
+            index: 0,
+            scissor,
+        };
+        PrimList { prims: vec![prim], planes: Vec::new() }
+    }
+
+    fn calls(prims: &PrimList, packs: bool) -> Vec<Call> {
+        let shader = Recorder { packs, calls: Mutex::new(Vec::new()) };
+        let band = BandTargets { colors: Vec::new(), depth: None };
+        rasterize(prims, vec![(0, band)], &Clears::default(), &shader, false);
+        shader.calls.into_inner().unwrap()
+    }
+
+    /// Every covered lane of every block, as the coverage gives it.
+    fn coverage(prims: &PrimList) -> Vec<(u32, u32, u64)> {
+        let c = &prims.prims[0].coverage;
+        let mut out = Vec::new();
+        for by in (0..32).step_by(8) {
+            for bx in (0..32).step_by(8) {
+                let m = c.block_mask(bx, by);
+                if m != 0 {
+                    out.push((bx as u32, by as u32, m));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn shaded(calls: &[Call]) -> Vec<(u32, u32, u64)> {
+        let mut out: Vec<_> = calls.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn quad_masks_mark_quads_with_a_lane() {
+        assert_eq!(quad_mask(0), 0);
+        assert_eq!(quad_mask(0b1000), 1);
+        assert_eq!(quad_mask(0b1_0000), 2);
+        assert_eq!(quad_mask(1 << 63), 1 << 15);
+        assert_eq!(quad_mask(u64::MAX), u16::MAX);
+    }
+
+    #[test]
+    fn a_small_triangle_across_four_blocks_is_one_packed_batch() {
+        // Around the corner where four blocks meet: a few quads of each.
+        let prims = triangle([(5.0, 5.0), (12.0, 6.0), (6.0, 12.0)]);
+        let covered = coverage(&prims);
+        assert_eq!(covered.len(), 4, "the triangle touches four blocks");
+        let packed = calls(&prims, true);
+        assert_eq!(packed.len(), 1, "{packed:?}");
+        assert_eq!(packed[0].0, Some(4));
+        assert_eq!(shaded(&packed), covered, "every covered lane once, in its own block");
+        // Without packing: one call per block, the same lanes.
+        let plain = calls(&prims, false);
+        assert!(plain.iter().all(|(kind, _)| kind.is_none()));
+        assert_eq!(shaded(&plain), covered);
+    }
+
+    #[test]
+    fn full_blocks_are_shaded_alone_and_sparse_ones_packed() {
+        // A wide, flat triangle: its first blocks are full, those under its long edge sparse.
+        let prims = triangle([(0.0, 0.0), (32.0, 0.0), (0.0, 10.0)]);
+        let covered = coverage(&prims);
+        let calls = calls(&prims, true);
+        assert_eq!(shaded(&calls), covered, "every covered lane once");
+        for (kind, blocks) in &calls {
+            let quads: u32 = blocks.iter().map(|b| quad_mask(b.2).count_ones()).sum();
+            match kind {
+                None => {
+                    assert_eq!(blocks.len(), 1);
+                }
+                Some(n) => {
+                    assert!(*n >= 2, "a packed batch holds at least two blocks");
+                    assert!(quads <= QUADS, "{quads} quads in one batch");
+                    assert!(blocks.iter().all(|b| quad_mask(b.2).count_ones() <= PACK_QUADS));
+                }
+            }
+        }
+        assert!(calls.iter().any(|c| c.0.is_none() && c.1[0].2 == u64::MAX), "full blocks alone");
+        assert!(calls.iter().any(|c| c.0.is_some()), "the diagonal's sparse blocks packed");
     }
 }
