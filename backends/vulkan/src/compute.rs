@@ -59,8 +59,11 @@ pub(crate) fn create_compute_pipeline(
             .module(shader.module)
             .name(&name);
         let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
-        // SAFETY: the module holds the entry point; the layout came from its reflection.
-        let made = unsafe { shared.device.create_compute_pipelines(shared.pipeline_cache, &[info], None) };
+        let made = {
+            let _turn = crate::pipeline::driver_compile_turn();
+            // SAFETY: the module holds the entry point; the layout came from its reflection.
+            unsafe { shared.device.create_compute_pipelines(shared.pipeline_cache, &[info], None) }
+        };
         let (pipeline, failure) = match made {
             Ok(p) => (p.first().copied().unwrap_or_default(), None),
             Err((_, e)) => (vk::Pipeline::null(), Some(e)),

@@ -201,8 +201,27 @@ impl Instance {
             }
             None => None,
         };
+        keep_drivers_loaded(&entry, &app);
         Ok(Self { _entry: entry, instance, messenger, log })
     }
+}
+
+/// Makes, once per process, an instance that is never destroyed, so the drivers the loader
+/// opened for it stay loaded. The loader closes a driver's library when the last instance
+/// using it is destroyed, and NVIDIA's driver does not survive being unloaded and loaded
+/// again in one process: on the H200, opening and dropping devices one after another failed
+/// from about the thirtieth (`vkCreateInstance`: `ERROR_INCOMPATIBLE_DRIVER`), and sixteen
+/// threads doing so at once hung in the driver. With this instance alive the driver is loaded
+/// once. It has no layers and no messenger; if it cannot be made, nothing changes.
+fn keep_drivers_loaded(entry: &ash::Entry, app: &vk::ApplicationInfo<'_>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let info = vk::InstanceCreateInfo::default().application_info(app);
+        // SAFETY: `info` and `app` point at values alive for the call. The instance is made
+        // and deliberately never destroyed (nothing is ever made from it), and the loader
+        // it lives in stays loaded too (`Instance::drop` keeps a reference to it).
+        let _kept = unsafe { entry.create_instance(&info, None) };
+    });
 }
 
 fn messenger_info<'a>(user: *mut c_void) -> vk::DebugUtilsMessengerCreateInfoEXT<'a> {
@@ -228,10 +247,10 @@ impl Drop for Instance {
         // SAFETY: every child of the instance (the device and all it made) was destroyed
         // before this (the device's teardown runs first; see `Shared::drop`).
         unsafe { self.instance.destroy_instance(None) };
-        // The loader (and the driver it loaded) stays in the process: NVIDIA's driver does
-        // not survive being unloaded and loaded again (measured on the H200: after about
-        // thirty devices vkCreateInstance answered ERROR_INCOMPATIBLE_DRIVER). Keeping one
-        // more reference to the library, never released, keeps it loaded.
+        // The loader stays in the process, and with it the instance `keep_drivers_loaded`
+        // made and the drivers it keeps loaded (NVIDIA's does not survive being unloaded and
+        // loaded again). Keeping one more reference to the library, never released, keeps it
+        // loaded.
         std::mem::forget(self._entry.clone());
     }
 }

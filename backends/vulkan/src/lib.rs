@@ -54,9 +54,12 @@
 //! * **Loss.** [`GraphicsDevice::simulate_loss`], a `VK_ERROR_DEVICE_LOST` from the driver, and
 //!   a GPU making no progress for 30 s while a call waits on it are reported once; afterwards
 //!   every call answers [`DeviceError::Lost`] naming itself.
-//! * **The loader stays loaded** once a device opened it: NVIDIA's driver does not survive
-//!   being unloaded and loaded again in one process (on the H200 it refused new instances after
-//!   about thirty devices).
+//! * **The loader and the drivers stay loaded** once a device opened them: the first device
+//!   also makes one bare instance that is never destroyed, because the loader unloads a
+//!   driver with the last instance using it and NVIDIA's driver does not survive being
+//!   unloaded and loaded again in one process (on the H200, devices opened one after another
+//!   failed from about the thirtieth, and sixteen threads opening and dropping devices at
+//!   once hung in the driver).
 //! * **Validation.** With validation on, every layer message is echoed to stderr
 //!   (`f3d vulkan validation: …`), kept in a [`ValidationLog`], and turns the call during which it
 //!   arrived into an error. SPIR-V carries no `OpSource`, so nothing needs filtering.

@@ -148,6 +148,18 @@ pub(crate) fn save_pipeline_cache(shared: &Shared) {
     }
 }
 
+/// One pipeline compile in the driver at a time, across every device of the process.
+///
+/// NVIDIA's driver (580 on the H200) hangs when many devices of one process build pipelines
+/// at once with its shader disk cache on: sixteen conformance checks at a time deadlocked
+/// inside the driver in three runs out of three, and passed with `__GL_SHADER_DISK_CACHE=0`
+/// or with four at a time. Building pipelines is a load-time cost and one device builds them
+/// from one thread anyway, so taking turns costs a multi-device process little.
+pub(crate) fn driver_compile_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The scalar kind of a vertex input or fragment output type.
 fn scalar_kind(inner: &naga::TypeInner) -> Option<naga::ScalarKind> {
     match inner {
@@ -537,6 +549,7 @@ pub(crate) fn create_render_pipeline(
             if let Some(ds) = depth_stencil.as_ref() {
                 info = info.depth_stencil_state(ds);
             }
+            let _turn = driver_compile_turn();
             // SAFETY: every state was checked against the device's features and limits, the
             // shaders agree with each other, the buffers and the targets, and every pointer
             // refers to locals alive for the call.
