@@ -41,6 +41,9 @@ enum Command {
         /// Only this tier: core, capabilities, lifecycle or shader.
         #[arg(long)]
         tier: Option<String>,
+        /// Checks run at once, each on its own device (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// Checks or compiles `.ron` materials.
     Material {
@@ -125,7 +128,7 @@ enum MaterialCommand {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Conformance { backend, tier } => conformance(&backend, tier.as_deref()),
+        Command::Conformance { backend, tier, jobs } => conformance(&backend, tier.as_deref(), jobs),
         Command::Material { command } => material(command),
         Command::Render { scene, out, size, backend, frames, list } => {
             if list {
@@ -203,7 +206,7 @@ fn material(command: MaterialCommand) -> ExitCode {
     }
 }
 
-fn conformance(backend: &str, tier: Option<&str>) -> ExitCode {
+fn conformance(backend: &str, tier: Option<&str>, jobs: Option<usize>) -> ExitCode {
     let registry = backends::registry();
     if backend == "list" {
         for b in registry.backends() {
@@ -229,7 +232,10 @@ fn conformance(backend: &str, tier: Option<&str>) -> ExitCode {
     request.backend = Some(id.clone());
     request.label = "conformance".into();
     let factory = move || registry.open(&request);
-    let report = f3d_conformance::run_suite(id, &factory, tier);
+    let report = match jobs {
+        Some(jobs) => f3d_conformance::run_suite_with_jobs(id, &factory, tier, jobs),
+        None => f3d_conformance::run_suite(id, &factory, tier),
+    };
     print!("{}", report.table());
     if report.failed() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

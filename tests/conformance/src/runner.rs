@@ -213,6 +213,17 @@ pub fn run_suite_serial(backend: BackendId, factory: &Factory, tier: Option<Tier
     suite(backend, factory, tier, 1)
 }
 
+/// [`run_suite`] on at most `jobs` threads (at least one), so at most `jobs` devices from
+/// `factory` are alive at a time (`f3d conformance --jobs N`).
+pub fn run_suite_with_jobs(
+    backend: BackendId,
+    factory: &Factory,
+    tier: Option<Tier>,
+    jobs: usize,
+) -> SuiteReport {
+    suite(backend, factory, tier, jobs.max(1))
+}
+
 fn suite(backend: BackendId, factory: &Factory, tier: Option<Tier>, threads: usize) -> SuiteReport {
     let checks: Vec<Check> = all_checks().into_iter().filter(|c| tier.is_none_or(|t| c.tier == t)).collect();
     let checks = run_many(&checks, &backend, factory, threads, |_| {});
