@@ -87,7 +87,14 @@ impl ClipPlanes {
                     out.push(a.clone());
                 }
                 if (da >= 0.0) != (db >= 0.0) {
-                    out.push(lerp_vertex(a, b, da / (da - db)));
+                    // Always from the inside vertex towards the outside one: the neighbour
+                    // sharing this edge walks it the other way round, and must get the same
+                    // point bit for bit, or a crack opens along the seam.
+                    out.push(if da >= 0.0 {
+                        lerp_vertex(a, b, da / (da - db))
+                    } else {
+                        lerp_vertex(b, a, db / (db - da))
+                    });
                 }
             }
             current = out;
@@ -129,6 +136,34 @@ mod tests {
             planes.clip_polygon(vec![v(0.0, 0.0, -1.0, 1.0), v(1.0, 0.0, 0.5, 1.0), v(0.0, 1.0, 0.5, 1.0)]);
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|v| v.pos[2] >= -1e-6));
+    }
+
+    #[test]
+    fn a_shared_edge_is_clipped_to_the_same_points_from_both_sides() {
+        // Two triangles of a quad whose diagonal crosses the near plane and the guard band,
+        // each walking the diagonal in its own direction.
+        let planes = ClipPlanes::new(false, 2.0);
+        let (p, q) = (v(-3.7, 0.3, -0.9, 0.7), v(0.9, -1.3, 0.8, 1.1));
+        let (r, s) = (v(2.1, 2.9, 0.4, 1.3), v(-0.4, -2.6, 0.3, 0.9));
+        let first = planes.clip_polygon(vec![p.clone(), q.clone(), r]);
+        let second = planes.clip_polygon(vec![q, p, s]);
+        let on_diagonal = |poly: &[ClipVertex]| {
+            let mut pts: Vec<[u32; 4]> = poly
+                .iter()
+                .filter(|v| {
+                    // On the line p-q: its x, z, w are the same affine mix as its y.
+                    let t = (v.pos[1] - 0.3) / (-1.3 - 0.3);
+                    (v.pos[0] - (-3.7 + (0.9 + 3.7) * t)).abs() < 1e-4
+                        && (v.pos[3] - (0.7 + 0.4 * t)).abs() < 1e-4
+                })
+                .map(|v| v.pos.map(f32::to_bits))
+                .collect();
+            pts.sort();
+            pts
+        };
+        let (a, b) = (on_diagonal(&first), on_diagonal(&second));
+        assert_eq!(a.len(), 2, "the diagonal keeps two clipped ends: {first:?}");
+        assert_eq!(a, b, "both triangles clip the shared edge to the same points");
     }
 
     #[test]
