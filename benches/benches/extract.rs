@@ -1,6 +1,8 @@
 //! CPU cost per entity of f3d's render world (DESIGN §8): extract + prepare + graph + encode
 //! on the null backend (which records passes and draws nothing), for 10k, 100k and 1.6M
-//! cubes of one mesh and one material, static and all moving.
+//! cubes of one mesh and one material, static and all moving. The null device is made with
+//! [`NullDevice::with_instancing`], so the engine records what it records for a GPU (one
+//! instanced draw per batch) rather than one draw per cube.
 //!
 //! Timed: the render sub-app's frame only (`extract` from the main world, then its `Render`
 //! schedule: prepare, the standard pass systems, graph compile and execute, i.e. encode).
@@ -13,12 +15,20 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
-use f3d::f3d_hal::BackendId;
+use f3d::f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice};
+use f3d::plugin::RenderRegistry;
 use f3d::prelude::*;
 use f3d::render::RenderApp;
+use f3d_backend_null::NullDevice;
 
 fn app_with_cubes(count: usize) -> (App, f3d::bevy_app::SubApp) {
     let mut app = App::new();
+    let mut registry = DeviceRegistry::new();
+    let _ = registry.add_backend(BackendId::NULL, |request| {
+        Ok(std::sync::Arc::new(NullDevice::new(&request.label).with_instancing())
+            as std::sync::Arc<dyn GraphicsDevice>)
+    });
+    app.insert_resource(RenderRegistry(registry));
     app.add_plugins(F3dRenderPlugin {
         backend: BackendChoice::Named(BackendId::NULL),
         size: (1280, 720),

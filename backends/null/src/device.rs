@@ -31,13 +31,23 @@ impl NullDevice {
     pub fn new(label: &str) -> Self {
         Self {
             owner: DeviceOwner::new(BackendId::NULL, label),
-            features: DeviceFeatures::empty()
-                .with(DeviceFeature::COPY_TEXTURE)
-                .with(DeviceFeature::INSTANCING),
+            features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
             limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
             live: LiveCounter::new(),
             refusals: Mutex::new(Vec::new()),
         }
+    }
+
+    /// This device also taking a draw of many instances as one call
+    /// ([`DeviceFeature::INSTANCING`]; the instance range is validated like any backend's and,
+    /// like every draw here, nothing is drawn). A stand-in for a GPU in CPU benchmarks of the
+    /// engine, which then records what it records for a GPU rather than one draw per
+    /// instance. Its conformance check for instancing declines: with the pipeline refused,
+    /// where the instances land cannot be seen. [`NullDevice::new`] does not report it, and
+    /// passes every check it answers.
+    pub fn with_instancing(mut self) -> Self {
+        self.features = self.features.with(DeviceFeature::INSTANCING);
+        self
     }
 
     pub(crate) fn live_token(&self) -> LiveToken {

@@ -5,12 +5,12 @@
 //! `CAPABILITIES` and `LIFECYCLE` tiers. Shaders and pipelines are accepted (bindings are
 //! reflected, so bind-by-name answers truthfully), but every pipeline is refused at its first
 //! draw — it draws nothing, the rest of the pass goes on, and the refusal is reported once in
-//! `pipeline_refusals()`. It reports only what it does: [`DeviceFeature::COPY_TEXTURE`], and
-//! [`DeviceFeature::INSTANCING`] because it takes a draw of many instances as one call (the
-//! instance range is validated like any backend's; like every draw here, it draws nothing), so
-//! the engine records for it what it records for a GPU and CPU benchmarks on null measure the
-//! engine, not a million single-instance draws. The capability check declines on null: with
-//! its pipeline refused, whether the instances land where they should cannot be seen.
+//! `pipeline_refusals()`. It reports only what it does: [`DeviceFeature::COPY_TEXTURE`], and so
+//! passes every CORE, CAPABILITIES and LIFECYCLE check. [`NullDevice::with_instancing`] also
+//! takes a draw of many instances as one call ([`DeviceFeature::INSTANCING`]), so CPU
+//! benchmarks on null measure what the engine records for a GPU, not a million
+//! single-instance draws; that device's instancing check declines (with its pipeline
+//! refused, where the instances land cannot be seen).
 //!
 //! It is also the template for a new backend (`f3d create backend --name NAME` copies it):
 //! it compiles against the published APIs of `f3d_hal` and `f3d_materials` only, and has
