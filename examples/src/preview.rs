@@ -139,11 +139,7 @@ impl Preview {
         });
         app.finish();
         app.cleanup();
-        let device = app
-            .world()
-            .get_resource::<RenderDevice>()
-            .map(RenderDevice::describe)
-            .ok_or("no device opened (see the message above)")?;
+        let device = RenderDevice::describe_opened(app.world())?;
         let material = material_preview(app.world_mut(), &settings.material);
         Ok(Self { app, material, out, queue: VecDeque::new(), device })
     }

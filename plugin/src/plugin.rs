@@ -139,6 +139,12 @@ impl RenderDevice {
     pub fn describe(&self) -> String {
         format!("{} ({})", self.backend_id(), self.adapter_info().name)
     }
+
+    /// [`describe`](Self::describe) for the device the plugin opened into `world`; an error
+    /// when none opened (the plugin has already logged why).
+    pub fn describe_opened(world: &World) -> Result<String, &'static str> {
+        world.get_resource::<Self>().map(Self::describe).ok_or("no device opened (see the message above)")
+    }
 }
 
 impl std::ops::Deref for RenderDevice {

@@ -977,11 +977,10 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
         for (j, &(bx, by, mask)) in blocks.iter().enumerate() {
             let mut z = LaneZ::new();
             let m = early_tests::<FMA>(d, prim, bx, by, mask, band, &mut z);
-            let quads = quad_mask(m);
-            for q in (0..QUADS as usize).filter(|q| quads >> q & 1 != 0) {
-                if n == QUADS as usize {
-                    break;
-                }
+            let mut quads = quad_mask(m);
+            while quads != 0 && n < QUADS as usize {
+                let q = quads.trailing_zeros() as usize / 4;
+                quads &= quads - 1;
                 from[n] = (j, q);
                 for k in 0..4 {
                     let (src, dst) = (4 * q + k, 4 * n + k);

@@ -76,11 +76,7 @@ pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
     });
     app.finish();
     app.cleanup();
-    let device = app
-        .world()
-        .get_resource::<RenderDevice>()
-        .map(RenderDevice::describe)
-        .ok_or("no device opened (see the message above)")?;
+    let device = RenderDevice::describe_opened(app.world())?;
     app.sub_app_mut(f3d::render::RenderApp).insert_resource(KeepGraphDump(true));
     for _ in 0..frames + 2 {
         app.update();

@@ -166,18 +166,12 @@ pub(crate) const QUADS: u32 = 16;
 /// would run a whole batch for a handful of pixels).
 const PACK_QUADS: u32 = 12;
 
-/// The quads of lane mask `mask` with at least one lane set.
+/// The quads of lane mask `mask` with at least one lane set, as bit `4q` for quad `q` (so
+/// `count_ones` counts them and `trailing_zeros / 4` walks them).
 #[inline(always)]
-pub(crate) const fn quad_mask(mask: u64) -> u16 {
+pub(crate) const fn quad_mask(mask: u64) -> u64 {
     let m = mask | (mask >> 1);
-    let m = (m | (m >> 2)) & 0x1111_1111_1111_1111;
-    let mut q = 0u16;
-    let mut i = 0;
-    while i < QUADS {
-        q |= (((m >> (4 * i)) & 1) as u16) << i;
-        i += 1;
-    }
-    q
+    (m | (m >> 2)) & 0x1111_1111_1111_1111
 }
 
 /// Blocks of one primitive waiting to be shaded packed.
@@ -317,8 +311,8 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
                     let local = |v: i32, o: i32| (v - o).clamp(0, BLOCK as i32) as u32;
                     mask &= rect_mask(local(sx0, bxi), local(sy0, byi), local(sx1, bxi), local(sy1, byi));
                 }
-                let quads = quad_mask(mask).count_ones();
-                if packs && quads <= PACK_QUADS && mask != 0 {
+                let quads = if packs && mask != 0 { quad_mask(mask).count_ones() } else { QUADS };
+                if quads <= PACK_QUADS {
                     if pending.quads + quads > QUADS {
                         pending.flush::<S, FMA>(shader, scratch, prims, p, band);
                     }
@@ -438,9 +432,11 @@ mod tests {
     fn quad_masks_mark_quads_with_a_lane() {
         assert_eq!(quad_mask(0), 0);
         assert_eq!(quad_mask(0b1000), 1);
-        assert_eq!(quad_mask(0b1_0000), 2);
-        assert_eq!(quad_mask(1 << 63), 1 << 15);
-        assert_eq!(quad_mask(u64::MAX), u16::MAX);
+        assert_eq!(quad_mask(0b1_0000), 1 << 4);
+        assert_eq!(quad_mask(0b0110_0000), 1 << 4);
+        assert_eq!(quad_mask(1 << 63), 1 << 60);
+        assert_eq!(quad_mask(u64::MAX), 0x1111_1111_1111_1111);
+        assert_eq!(quad_mask(u64::MAX).count_ones(), QUADS);
     }
 
     #[test]
