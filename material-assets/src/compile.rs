@@ -29,6 +29,14 @@ pub struct CompileOptions {
     /// stepped per instance) instead of from the per-draw `draw` block: what the renderer
     /// uses so repeated meshes are one draw.
     pub instanced: bool,
+    /// With `instanced`: the byte budget of a uniform array of parameter blocks (0: one
+    /// `material_params` block per draw). The material then reads its parameters from element
+    /// `slot` of an array of [`MaterialLayout::array_len`] blocks, `slot` arriving per instance
+    /// ([`library::INSTANCE_MATERIAL_LOCATION`](crate::library::INSTANCE_MATERIAL_LOCATION)),
+    /// so instances of many materials that share a shader and textures are one draw. A budget
+    /// that is the same for every material (the device's uniform block limit, say) gives each
+    /// material as many slots as fit.
+    pub material_array_bytes: u32,
 }
 
 /// One variant of a material, composed and validated by naga.
@@ -48,6 +56,9 @@ pub struct CompiledMaterial {
     pub fragment_entry: &'static str,
     /// Every file read for it (the `.ron`, its `fragment_file`, project includes).
     pub files: Vec<PathBuf>,
+    /// How many materials its parameter array holds (0: it reads one `material_params`
+    /// block, bound per draw; see [`CompileOptions::material_array_bytes`]).
+    pub material_slots: u32,
 }
 
 impl CompiledMaterial {
@@ -80,7 +91,9 @@ pub fn compile_material(
     if material.vertex.is_some() {
         require_function(material, "vertex")?;
     }
-    let source = compose_material(material, &layout, variant, &options.include_dirs, options.instanced)?;
+    let slots = if options.instanced { layout.array_len(options.material_array_bytes) } else { 0 };
+    let source =
+        compose_material(material, &layout, variant, &options.include_dirs, options.instanced, slots)?;
     let module = validate_composed(&source, &material.fragment_location)?;
     let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
     let mut files = material.files.clone();
@@ -93,6 +106,8 @@ pub fn compile_material(
         vertex_entry,
         fragment_entry,
         files,
+        // `array_len` is 0 without a block, so this is what the composer declared.
+        material_slots: slots,
     })
 }
 

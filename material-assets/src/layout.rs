@@ -13,6 +13,10 @@ pub const MATERIAL_BLOCK_TYPE: &str = "MaterialParams";
 pub const MATERIAL_BLOCK_VAR: &str = "material_params";
 /// The material group.
 pub const MATERIAL_GROUP: u32 = 1;
+/// The uniform array of material blocks (one element per material slot) that a material
+/// compiled with [`CompileOptions::material_array_bytes`](crate::CompileOptions) declares at
+/// binding 0 of the material group, instead of the single `material_params` block.
+pub const MATERIAL_ARRAY_VAR: &str = "f3d_materials";
 
 /// One member of a uniform block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -227,14 +231,51 @@ impl MaterialLayout {
         Ok(Self { block, slots })
     }
 
+    /// Bytes from one material's block to the next in a material array: the block's size
+    /// rounded up to 16 (uniform arrays step in multiples of 16); `None` without a block.
+    pub fn slot_stride(&self) -> Option<u32> {
+        self.block.as_ref().map(|b| b.size.max(1).div_ceil(16) * 16)
+    }
+
+    /// How many materials' blocks a material array of at most `budget` bytes holds: at least
+    /// one when there is a block and a budget, 0 when either is missing (the material is then
+    /// compiled with the single `material_params` block).
+    pub fn array_len(&self, budget: u32) -> u32 {
+        match self.slot_stride() {
+            Some(stride) if budget > 0 => (budget / stride).max(1),
+            _ => 0,
+        }
+    }
+
     /// The WGSL declarations of the material group: the block and each texture with its sampler.
-    pub fn declarations(&self, desc: &MaterialDesc) -> String {
+    ///
+    /// With `slots > 0` the group holds an array of `slots` blocks instead
+    /// ([`MATERIAL_ARRAY_VAR`]); `material_params` is then a private copy of one element,
+    /// chosen per instance by `f3d_select_material(slot)` before any user code runs, so user
+    /// code reads `material_params.<name>` the same way in both forms.
+    pub fn declarations(&self, desc: &MaterialDesc, slots: u32) -> String {
         let mut s = String::new();
         if let Some(wgsl) = block_wgsl(desc, |_, n| n.to_owned()) {
             s += &wgsl;
-            s += &format!(
-                "@group({MATERIAL_GROUP}) @binding(0) var<uniform> {MATERIAL_BLOCK_VAR}: {MATERIAL_BLOCK_TYPE};\n"
-            );
+            match self.slot_stride().filter(|_| slots > 0) {
+                None => {
+                    s += &format!(
+                        "@group({MATERIAL_GROUP}) @binding(0) var<uniform> {MATERIAL_BLOCK_VAR}: {MATERIAL_BLOCK_TYPE};\n"
+                    );
+                }
+                Some(stride) => {
+                    s += &format!(
+                        "struct F3D_MaterialSlot {{\n    @align(16) @size({stride}) params: {MATERIAL_BLOCK_TYPE},\n}}\n\
+                         @group({MATERIAL_GROUP}) @binding(0) var<uniform> {MATERIAL_ARRAY_VAR}: array<F3D_MaterialSlot, {slots}>;\n\
+                         var<private> {MATERIAL_BLOCK_VAR}: {MATERIAL_BLOCK_TYPE};\n\
+                         var<private> f3d_material_slot: u32;\n\
+                         fn f3d_select_material(slot: u32) {{\n\
+                         \x20   f3d_material_slot = min(slot, {last}u);\n\
+                         \x20   {MATERIAL_BLOCK_VAR} = {MATERIAL_ARRAY_VAR}[f3d_material_slot].params;\n}}\n",
+                        last = slots - 1
+                    );
+                }
+            }
         }
         for (name, ty, slot) in &self.slots {
             if let ParamSlot::Texture { binding, sampler_binding } = slot {

@@ -316,7 +316,8 @@ impl F3dRenderPlugin {
             .0
             .get(&device.backend_id())
             .cloned();
-        let material_store = RenderMaterialStore::new(compiler, self.hot_reload);
+        let budget = prepare::materials::material_array_budget(device.as_ref());
+        let material_store = RenderMaterialStore::new(compiler, self.hot_reload, budget);
         app.insert_resource(MaterialWatch(material_store.store.change_signal()));
         app.insert_resource(RenderDevice(device.clone()));
         app.insert_resource(RenderReportReceiver { receiver });
@@ -344,7 +345,7 @@ impl F3dRenderPlugin {
             .init_resource::<RenderInstances>()
             .init_resource::<RenderMeshes>()
             .init_resource::<RenderImages>()
-            .init_resource::<RenderMaterials>()
+            .insert_resource(RenderMaterials::new(budget))
             .init_resource::<PipelineCache>()
             .init_resource::<FrameGraph>()
             .init_resource::<RenderTransients>()
@@ -360,6 +361,8 @@ impl F3dRenderPlugin {
                 extract::extract_environment,
                 crate::material::reload::extract_material_files,
                 extract::extract_assets,
+                prepare::materials::prepare_materials,
+                prepare::materials::move_material_instances,
                 extract::extract_instances,
                 extract::extract_screenshots,
             )
@@ -369,7 +372,6 @@ impl F3dRenderPlugin {
             Render,
             (
                 prepare::assets::prepare_assets,
-                prepare::materials::prepare_materials,
                 prepare::view::prepare_environment,
                 prepare::draws::prepare_frame,
             )

@@ -51,6 +51,10 @@ struct ReplayState<'p> {
     pipeline: Option<(&'p PipelineHandle, &'p VkPipeline)>,
     /// Per group index: the key of the set bound last, and the set.
     last: Vec<(Vec<u64>, vk::DescriptorSet)>,
+    /// Per group index: the set and dynamic offsets bound last. A bind that would bind the same
+    /// again is skipped: some drivers pay for every `vkCmdBindDescriptorSets` in a pass (Mesa
+    /// 22.3's lavapipe keeps about 4 MB per bind until the pass executes; see BENCHMARKS.md).
+    bound: Vec<(vk::DescriptorSet, Vec<u32>)>,
     entries: Vec<SetEntry>,
     offsets: Vec<u32>,
 }
@@ -245,8 +249,13 @@ impl VkPass<'_> {
     ) -> Result<(), DeviceError> {
         let owner = self.owner();
         let dev = &shared.device;
-        let mut state =
-            ReplayState { pipeline: None, last: Vec::new(), entries: Vec::new(), offsets: Vec::new() };
+        let mut state = ReplayState {
+            pipeline: None,
+            last: Vec::new(),
+            bound: Vec::new(),
+            entries: Vec::new(),
+            offsets: Vec::new(),
+        };
         for c in &self.commands {
             match c {
                 Cmd::Pipeline(handle) => {
@@ -255,6 +264,7 @@ impl VkPass<'_> {
                     unsafe { dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, p.pipeline) };
                     state.pipeline = Some((handle, p));
                     state.last.clear();
+                    state.bound.clear();
                 }
                 Cmd::Viewport(v) => {
                     // SAFETY: the replay rule (see `replay`).
@@ -429,6 +439,15 @@ impl VkPass<'_> {
                 state.last[index] = (key, set);
                 set
             };
+            if state.bound.len() <= index {
+                state.bound.resize(index + 1, (vk::DescriptorSet::null(), Vec::new()));
+            }
+            let (bound_set, bound_offsets) = &mut state.bound[index];
+            if *bound_set == set && *bound_offsets == state.offsets {
+                continue;
+            }
+            *bound_set = set;
+            bound_offsets.clone_from(&state.offsets);
             // SAFETY: recording inside the pass; the set matches the group's layout and the
             // offsets (one per dynamic uniform, in binding order) lie inside the ring.
             unsafe {

@@ -101,7 +101,7 @@ pub(crate) enum Resource<'a> {
 }
 
 impl Resource<'_> {
-    fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         match self {
             Resource::Uniform => 0,
             Resource::Texture(t) => t.id,

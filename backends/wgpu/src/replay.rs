@@ -50,6 +50,7 @@ impl WgpuPass<'_> {
         const OP: &str = "submit";
         let owner = self.owner();
         let mut current: Option<(&PipelineHandle, &WgpuPipeline)> = None;
+        let mut bound_groups = BoundGroups::default();
         for cmd in &self.commands {
             match cmd {
                 Cmd::Pipeline(handle) => {
@@ -58,6 +59,7 @@ impl WgpuPass<'_> {
                         rp.set_pipeline(rpipe);
                     }
                     current = Some((handle, p));
+                    bound_groups.0.clear();
                 }
                 Cmd::Viewport(v) => rp.set_viewport(v.x, v.y, v.width, v.height, v.min_depth, v.max_depth),
                 Cmd::Scissor(r) => rp.set_scissor_rect(r.x, r.y, r.width, r.height),
@@ -76,7 +78,7 @@ impl WgpuPass<'_> {
                 }
                 Cmd::Bind(bound) => {
                     let Some((handle, p)) = current else { continue };
-                    bind(self.device, rp, handle.bindings(), p, bound, ring, base)?;
+                    bind(self.device, rp, handle.bindings(), p, bound, ring, base, &mut bound_groups)?;
                 }
                 Cmd::Draw { vertices, instances } => rp.draw(vertices.clone(), instances.clone()),
                 Cmd::DrawIndexed { indices, base_vertex, instances } => {
@@ -107,7 +109,14 @@ struct AttachmentViews {
     occlusion: Option<wgpu::QuerySet>,
 }
 
-/// Sets the bind groups of `pipeline` for the bindings in `bound`.
+/// Per group index, what was bound last: the resources' ids and the dynamic offsets. A bind that
+/// would set the same group again is skipped: some drivers pay for every bind in a pass (Mesa
+/// 22.3's lavapipe keeps about 4 MB per bind until the pass executes; see BENCHMARKS.md).
+#[derive(Default)]
+struct BoundGroups(Vec<Option<(Vec<u64>, Vec<u32>)>>);
+
+/// Sets the bind groups of `pipeline` for the bindings in `bound` (those that changed).
+#[allow(clippy::too_many_arguments)]
 fn bind(
     device: &WgpuDevice,
     rp: &mut wgpu::RenderPass<'_>,
@@ -116,6 +125,7 @@ fn bind(
     bound: &[Bound],
     ring: &UniformRing,
     base: u64,
+    last: &mut BoundGroups,
 ) -> Result<(), DeviceError> {
     const OP: &str = "submit";
     let owner = device.owner();
@@ -138,8 +148,17 @@ fn bind(
                 Some(Bound::Empty) | None => return Err(refused(OP, "a binding was not bound")),
             }
         }
+        let index = group.index as usize;
+        if last.0.len() <= index {
+            last.0.resize(index + 1, None);
+        }
+        let ids: Vec<u64> = resources.iter().map(Resource::id).collect();
+        if last.0[index].as_ref().is_some_and(|(i, o)| *i == ids && *o == offsets) {
+            continue;
+        }
         let bg = pipeline.bind_group(&device.device, layout, group, ring, &resources);
         rp.set_bind_group(group.index, &bg, &offsets);
+        last.0[index] = Some((ids, offsets));
     }
     Ok(())
 }

@@ -23,7 +23,10 @@ use crate::MaterialError;
 use crate::format::load::UserCode;
 use crate::format::{Blending, Culling, LoadedMaterial, ParamType, ShadingModel};
 use crate::layout::MaterialLayout;
-use crate::library::{ENGINE_ATTRIBUTES, ENGINE_VARYINGS, FIRST_CUSTOM_LOCATION, INSTANCE_LOCATIONS};
+use crate::library::{
+    ENGINE_ATTRIBUTES, ENGINE_VARYINGS, FIRST_CUSTOM_LOCATION, INSTANCE_LOCATIONS,
+    INSTANCE_MATERIAL_LOCATION, MATERIAL_SLOT_VARYING_LOCATION,
+};
 use crate::source::{Location, SourceText};
 use preprocess::Preprocessor;
 
@@ -210,14 +213,18 @@ pub fn defines(material: &LoadedMaterial, variant: Variant) -> Vec<String> {
 
 /// Composes `material`'s module for `variant`. `include_dirs` are the project folders
 /// `#include` searches after the engine library and the material's own folder; `instanced`
-/// reads the model matrix per instance ([`INSTANCE_LOCATIONS`]) instead of from `draw`.
+/// reads the model matrix per instance ([`INSTANCE_LOCATIONS`]) instead of from `draw`;
+/// `material_slots > 0` (with `instanced`) reads the parameters from an array of that many
+/// blocks, at the slot each instance carries ([`INSTANCE_MATERIAL_LOCATION`]).
 pub fn compose_material(
     material: &LoadedMaterial,
     layout: &MaterialLayout,
     variant: Variant,
     include_dirs: &[PathBuf],
     instanced: bool,
+    material_slots: u32,
 ) -> Result<ComposedSource, MaterialError> {
+    let material_slots = if instanced && layout.block.is_some() { material_slots } else { 0 };
     let desc = &material.desc;
     let mut all_defines = defines(material, variant);
     if instanced {
@@ -232,9 +239,9 @@ pub fn compose_material(
     ));
     pre.library("surface.wgsl")?;
     pre.generated("\n// ---- generated: material parameters (@group(1))\n");
-    pre.generated(&layout.declarations(desc));
+    pre.generated(&layout.declarations(desc, material_slots));
     pre.generated("\n// ---- generated: vertex interface\n");
-    pre.generated(&interface_wgsl(material, instanced));
+    pre.generated(&interface_wgsl(material, instanced, material_slots > 0));
     match &material.vertex {
         Some(code) => {
             pre.generated("\n// ---- material: vertex\n");
@@ -271,7 +278,7 @@ pub fn compose_material(
 
 /// VertexInput/VertexOutput with the material's attributes and varyings, the private globals
 /// user code reads them through, and the copies in and out.
-fn interface_wgsl(material: &LoadedMaterial, instanced: bool) -> String {
+fn interface_wgsl(material: &LoadedMaterial, instanced: bool, material_array: bool) -> String {
     let desc = &material.desc;
     let interp = |ty: ParamType| if ty == ParamType::Int { "@interpolate(flat) " } else { "" };
     let mut s = String::from("struct VertexInput {\n");
@@ -282,6 +289,9 @@ fn interface_wgsl(material: &LoadedMaterial, instanced: bool) -> String {
         for (row, location) in INSTANCE_LOCATIONS.iter().enumerate() {
             let _ = writeln!(s, "    @location({location}) f3d_instance_row{row}: vec4<f32>,");
         }
+    }
+    if material_array {
+        let _ = writeln!(s, "    @location({INSTANCE_MATERIAL_LOCATION}) f3d_instance_material: u32,");
     }
     for (i, a) in desc.attributes.iter().enumerate() {
         let _ = writeln!(
@@ -296,6 +306,12 @@ fn interface_wgsl(material: &LoadedMaterial, instanced: bool) -> String {
     s += "}\n\nstruct VertexOutput {\n    @builtin(position) clip_position: vec4<f32>,\n";
     for (name, location, ty) in ENGINE_VARYINGS {
         let _ = writeln!(s, "    @location({location}) {name}: {ty},");
+    }
+    if material_array {
+        let _ = writeln!(
+            s,
+            "    @location({MATERIAL_SLOT_VARYING_LOCATION}) @interpolate(flat) f3d_material_slot: u32,"
+        );
     }
     for (i, v) in desc.varyings.iter().enumerate() {
         let _ = writeln!(
@@ -312,14 +328,23 @@ fn interface_wgsl(material: &LoadedMaterial, instanced: bool) -> String {
         let _ = writeln!(s, "var<private> {}: {};", v.name, v.ty.wgsl());
     }
     s += "\nfn f3d_load_attributes(in: VertexInput) {\n";
+    if material_array {
+        s += "    f3d_select_material(in.f3d_instance_material);\n";
+    }
     for a in &desc.attributes {
         let _ = writeln!(s, "    {0} = in.custom_{0};", a.name);
     }
     s += "}\n\nfn f3d_store_varyings(out: ptr<function, VertexOutput>) {\n";
+    if material_array {
+        s += "    (*out).f3d_material_slot = f3d_material_slot;\n";
+    }
     for v in &desc.varyings {
         let _ = writeln!(s, "    (*out).custom_{0} = {0};", v.name);
     }
     s += "}\n\nfn f3d_load_varyings(in: VertexOutput) {\n";
+    if material_array {
+        s += "    f3d_select_material(in.f3d_material_slot);\n";
+    }
     for v in &desc.varyings {
         let _ = writeln!(s, "    {0} = in.custom_{0};", v.name);
     }

@@ -13,8 +13,11 @@ use crate::source::{Location, SourceText};
 pub const MAX_FILE_SIZE: u64 = 1 << 20;
 /// The most parameters a material declares.
 pub const MAX_PARAMETERS: usize = 1024;
-/// The most custom varyings (locations 8 to 15) and, separately, custom attributes.
+/// The most custom varyings (locations 8 to 15).
 pub const MAX_VARYINGS: usize = 8;
+/// The most custom attributes (locations 8 to 14: location 15 carries the instance's material
+/// slot, see [`library::INSTANCE_MATERIAL_LOCATION`](crate::library::INSTANCE_MATERIAL_LOCATION)).
+pub const MAX_ATTRIBUTES: usize = 7;
 /// How deep RON may nest (ron's recursion limit): the format itself needs 5.
 const MAX_NESTING: usize = 32;
 

@@ -11,7 +11,10 @@ use std::fmt;
 
 use serde::Deserialize;
 
-pub use load::{LoadedMaterial, MAX_FILE_SIZE, MAX_PARAMETERS, MAX_VARYINGS, parse_material, read_material};
+pub use load::{
+    LoadedMaterial, MAX_ATTRIBUTES, MAX_FILE_SIZE, MAX_PARAMETERS, MAX_VARYINGS, parse_material,
+    read_material,
+};
 pub use validate::MAX_TEXTURES;
 
 /// A material as written in its `.ron` file.

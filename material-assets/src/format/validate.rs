@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::spans::Node;
 use super::{DefaultValue, Hint, MaterialDesc, ParamType, ShadingModel};
-use super::{MAX_PARAMETERS, MAX_VARYINGS};
+use super::{MAX_ATTRIBUTES, MAX_PARAMETERS, MAX_VARYINGS};
 use crate::MaterialError;
 use crate::source::{Location, SourceText};
 
@@ -458,13 +458,14 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         [("varying", &desc.varyings, "varyings"), ("attribute", &desc.attributes, "attributes")]
     {
         let node = root.value(field);
-        if list.len() > MAX_VARYINGS {
+        let limit = if what == "varying" { MAX_VARYINGS } else { MAX_ATTRIBUTES };
+        if list.len() > limit {
             let at = c.at(node, None);
             c.errors.push(MaterialError::TooMany {
                 at,
                 what: if what == "varying" { "varyings" } else { "attributes" },
                 count: list.len(),
-                limit: MAX_VARYINGS,
+                limit,
             });
         }
         for (i, v) in list.iter().enumerate() {

@@ -79,6 +79,15 @@ pub const FIRST_CUSTOM_LOCATION: u32 = 8;
 /// attributes and the custom ones.
 pub const INSTANCE_LOCATIONS: [u32; 3] = [5, 6, 7];
 
+/// With [`CompileOptions::material_array_bytes`](crate::CompileOptions::material_array_bytes),
+/// the location of the per-instance material slot (`u32`, from a vertex buffer stepped per
+/// instance): which element of the material array the instance reads its parameters from.
+pub const INSTANCE_MATERIAL_LOCATION: u32 = 15;
+
+/// The varying location that carries the material slot from the vertex to the fragment stage
+/// (flat), between the engine varyings and the custom ones.
+pub const MATERIAL_SLOT_VARYING_LOCATION: u32 = 5;
+
 /// Bind group numbers (DESIGN §5's convention).
 pub mod groups {
     /// View and frame: camera, exposure, time, lights, shadow map, environment, scene inputs.

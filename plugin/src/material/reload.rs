@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
 use f3d_materials::{
-    ChangeSignal, CompileOptions, MaterialCompiler, MaterialCompilers, MaterialError, MaterialSourceId,
-    MaterialStore, StoreEvent, WatchSettings, one_line_error,
+    ChangeSignal, MaterialCompiler, MaterialCompilers, MaterialError, MaterialSourceId, MaterialStore,
+    StoreEvent, WatchSettings, one_line_error,
 };
 
 use crate::assets::{Assets, Handle};
@@ -133,10 +133,12 @@ pub struct RenderMaterialStore {
 
 impl RenderMaterialStore {
     /// A store for the live backend: `compiler` is its [`MaterialCompiler`], if the app has
-    /// one.
-    pub fn new(compiler: Option<Arc<dyn MaterialCompiler>>, settings: HotReload) -> Self {
-        // The renderer draws instanced (the model matrix per instance): compile as it does.
-        let options = CompileOptions { instanced: true, ..CompileOptions::default() };
+    /// one; `budget` is the device's material-array budget
+    /// ([`material_array_budget`](crate::render::prepare::materials::material_array_budget)).
+    pub fn new(compiler: Option<Arc<dyn MaterialCompiler>>, settings: HotReload, budget: u32) -> Self {
+        // Compile exactly as the renderer draws (instanced, with material arrays), so a reload
+        // compiles each variant once.
+        let options = crate::render::prepare::materials::render_compile_options(budget);
         let watch = WatchSettings { watch: settings.watch, debounce: settings.debounce };
         Self { store: MaterialStore::new(options, compiler, watch), tracked: Vec::new() }
     }

@@ -111,9 +111,16 @@ mod tests {
                 for unlit in [false, true] {
                     let key = StandardKey { alpha_mode, double_sided, unlit };
                     let loaded = load(key).unwrap_or_else(|e| panic!("{key:?}: {e:?}"));
-                    let options = f3d_materials::CompileOptions { instanced: true, ..Default::default() };
-                    f3d_materials::compile_material(&loaded, f3d_materials::Variant::Color, &options)
-                        .unwrap_or_else(|e| panic!("{key:?}: {}", e.diagnostic()));
+                    // As the renderer compiles them: with the material array, at the smallest
+                    // and largest budget a device gives.
+                    for budget in [16 << 10, crate::render::prepare::materials::MATERIAL_ARRAY_BYTES] {
+                        let options = crate::render::prepare::materials::render_compile_options(budget);
+                        for variant in f3d_materials::Variant::ALL {
+                            let c = f3d_materials::compile_material(&loaded, variant, &options)
+                                .unwrap_or_else(|e| panic!("{key:?}: {}", e.diagnostic()));
+                            assert!(c.material_slots > 1, "{key:?}: {} slots", c.material_slots);
+                        }
+                    }
                 }
             }
         }

@@ -72,7 +72,7 @@ pub fn draw_items(
         let material = item.material.as_ref();
         if last_material != Some(material as *const _) {
             if let Some(slot) = pipeline.slots.material_params {
-                encoder.bind_uniform_block_at(slot, &material.block);
+                encoder.bind_uniform_block_at(slot, material.block.as_slice());
             }
             for (name, t, s) in &pipeline.slots.textures {
                 if let Some((_, texture)) = material.textures.iter().find(|(n, _)| n == name) {
@@ -86,8 +86,14 @@ pub fn draw_items(
         }
         encoder.set_vertex_buffer(0, &item.mesh.vertices, 0)?;
         encoder.set_vertex_buffer(1, &item.instances, 0)?;
+        let mut next = 2;
+        if pipeline.material_array {
+            let Some(slots) = &item.slots else { continue };
+            encoder.set_vertex_buffer(next, slots, 0)?;
+            next += 1;
+        }
         if let Some(custom) = &item.custom {
-            encoder.set_vertex_buffer(2, custom, 0)?;
+            encoder.set_vertex_buffer(next, custom, 0)?;
         }
         encoder.set_index_buffer(&item.mesh.indices, IndexFormat::Uint32, 0)?;
         if instancing || item.instance_range.len() <= 1 {

@@ -32,6 +32,7 @@ use crate::light::{DirectionalLight, PointLight, ShadowSettings};
 use crate::material::{Material, MeshMaterial, NotShadowCaster};
 use crate::mesh::{Mesh, Mesh3d};
 use crate::plugin::{FrameClock, RenderSettings};
+use crate::render::prepare::RenderMaterials;
 use crate::screenshot::{Screenshot, ScreenshotRequest};
 use crate::visibility::Visibility;
 
@@ -266,6 +267,7 @@ pub fn extract_instances(
     mut touched_state: Local<Option<QueryState<InstanceData>>>,
     mut touched: Local<Vec<Entity>>,
     mut instances: ResMut<RenderInstances>,
+    materials: Res<RenderMaterials>,
 ) {
     if let Some(mut changes) = main.get_resource_mut::<InstanceChanges>() {
         std::mem::swap(&mut *touched, &mut changes.bypass_change_detection().touched);
@@ -279,12 +281,10 @@ pub fn extract_instances(
                 Ok((mesh, material, transform, visibility, no_shadow))
                     if visibility.is_none_or(|v| *v == Visibility::Visible) =>
                 {
-                    let key = BatchKey {
-                        mesh: mesh.0.index(),
-                        material: material.0.index(),
-                        casts_shadows: !no_shadow,
-                    };
-                    instances.insert(entity, key, instance_rows(&transform.affine()));
+                    let material = material.0.index();
+                    let (table, slot) = materials.tables.place_of(material);
+                    let key = BatchKey { mesh: mesh.0.index(), table, casts_shadows: !no_shadow };
+                    instances.insert(entity, key, material, slot, instance_rows(&transform.affine()));
                 }
                 _ => instances.remove(entity),
             }
@@ -427,10 +427,10 @@ mod tests {
             .map(|i| world.spawn((Mesh3d(mesh), GlobalTransform::from_xyz(i as f32, 0.0, 0.0))).id())
             .collect();
         let mut instances = RenderInstances::default();
-        let key = BatchKey { mesh: 0, material: 0, casts_shadows: true };
+        let key = BatchKey { mesh: 0, table: 0, casts_shadows: true };
         for &e in &entities {
             let rows = instance_rows(&world.get::<GlobalTransform>(e).unwrap().affine());
-            instances.insert(e, key, rows);
+            instances.insert(e, key, 0, 0, rows);
         }
         instances.batches[0].dirty = None;
         world.clear_trackers();

@@ -6,10 +6,14 @@
 //!                                                  batches[b].entities[slot]
 //! ```
 //!
-//! A batch is every visible instance of one (mesh, material, shadow casting) triple. Its
-//! `transforms` are exactly the bytes of its instance buffer (three rows of the affine model
-//! matrix), so a changed transform is one 48-byte store plus a dirty range, and an unchanged
-//! frame uploads nothing. Removal swaps the last instance into the hole.
+//! A batch is every visible instance of one (mesh, material table, shadow casting) triple. A
+//! material table ([`MaterialTables`](crate::render::prepare::materials::MaterialTables)) holds
+//! the parameters of many materials that share a shader and textures, so instances of
+//! different materials draw together: each instance carries its material's slot in the table
+//! (`slots`, a second per-instance buffer). Its `transforms` are exactly the bytes of its
+//! instance buffer (three rows of the affine model matrix), so a changed transform is one
+//! 48-byte store plus a dirty range, and an unchanged frame uploads nothing. Removal swaps the
+//! last instance into the hole.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -37,13 +41,20 @@ pub(crate) fn instance_rows(affine: &Affine3A) -> InstanceRows {
     ]
 }
 
+/// Bytes per instance in the material-slot buffer.
+pub(crate) const SLOT_STRIDE: u32 = 4;
+
+/// The table of instances whose material has no table (not prepared, not loaded, removed):
+/// they are kept, so they draw once their material arrives, but never drawn.
+pub(crate) const NO_TABLE: u32 = u32::MAX;
+
 /// What instances of one batch share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct BatchKey {
     /// The mesh asset's slot.
     pub mesh: u32,
-    /// The material asset's slot.
-    pub material: u32,
+    /// The material table of the instances' materials ([`NO_TABLE`] when they have none).
+    pub table: u32,
     /// Whether these instances cast shadows.
     pub casts_shadows: bool,
 }
@@ -53,12 +64,20 @@ pub(crate) struct InstanceBatch {
     pub key: BatchKey,
     pub transforms: Vec<InstanceRows>,
     pub entities: Vec<Entity>,
+    /// Each instance's material asset slot.
+    pub materials: Vec<u32>,
+    /// Each instance's slot in the material table: the bytes of the slot buffer.
+    pub slots: Vec<u32>,
     /// Instances whose transform changed since the last upload.
     pub dirty: Option<Range<usize>>,
     /// Whether the instance count changed (the buffer may need to grow).
     pub resized: bool,
+    /// Whether `slots` changed since the last upload.
+    pub slots_dirty: bool,
     /// The instance buffer and how many instances it holds room for.
     pub buffer: Option<(f3d_hal::GeometryBuffer, usize)>,
+    /// The material-slot buffer and how many instances it holds room for.
+    pub slot_buffer: Option<(f3d_hal::GeometryBuffer, usize)>,
 }
 
 impl InstanceBatch {
@@ -103,10 +122,25 @@ impl RenderInstances {
         self.location.get(entity.index_u32() as usize).copied().flatten().filter(|l| l.entity == entity)
     }
 
-    /// Adds or moves `entity` into the batch of `key`.
-    pub(crate) fn insert(&mut self, entity: Entity, key: BatchKey, rows: InstanceRows) {
+    /// Adds or moves `entity` into the batch of `key`, as an instance of the material asset
+    /// `material` at `slot` of the batch's table.
+    pub(crate) fn insert(
+        &mut self,
+        entity: Entity,
+        key: BatchKey,
+        material: u32,
+        slot: u32,
+        rows: InstanceRows,
+    ) {
         if let Some(loc) = self.location(entity) {
-            if self.batches[loc.batch as usize].key == key {
+            let batch = &mut self.batches[loc.batch as usize];
+            if batch.key == key {
+                let i = loc.slot as usize;
+                if batch.materials[i] != material || batch.slots[i] != slot {
+                    batch.materials[i] = material;
+                    batch.slots[i] = slot;
+                    batch.slots_dirty = true;
+                }
                 self.set_transform_at(loc, rows);
                 return;
             }
@@ -117,23 +151,30 @@ impl RenderInstances {
                 key,
                 transforms: Vec::new(),
                 entities: Vec::new(),
+                materials: Vec::new(),
+                slots: Vec::new(),
                 dirty: None,
                 resized: true,
+                slots_dirty: true,
                 buffer: None,
+                slot_buffer: None,
             });
             (self.batches.len() - 1) as u32
         });
         let batch = &mut self.batches[b as usize];
-        let slot = batch.entities.len();
+        let slot_in_batch = batch.entities.len();
         batch.entities.push(entity);
         batch.transforms.push(rows);
-        batch.mark(slot);
+        batch.materials.push(material);
+        batch.slots.push(slot);
+        batch.mark(slot_in_batch);
         batch.resized = true;
+        batch.slots_dirty = true;
         let index = entity.index_u32() as usize;
         if self.location.len() <= index {
             self.location.resize(index + 1, None);
         }
-        self.location[index] = Some(Location { entity, batch: b, slot: slot as u32 });
+        self.location[index] = Some(Location { entity, batch: b, slot: slot_in_batch as u32 });
     }
 
     /// Removes `entity` (nothing when it has no instance).
@@ -144,7 +185,10 @@ impl RenderInstances {
         let slot = loc.slot as usize;
         batch.entities.swap_remove(slot);
         batch.transforms.swap_remove(slot);
+        batch.materials.swap_remove(slot);
+        batch.slots.swap_remove(slot);
         batch.resized = true;
+        batch.slots_dirty = true;
         if slot < batch.entities.len() {
             batch.mark(slot);
             let moved = batch.entities[slot];
@@ -155,6 +199,31 @@ impl RenderInstances {
         if let Some(r) = &batch.dirty {
             let len = batch.entities.len();
             batch.dirty = (r.start < len).then(|| r.start..r.end.min(len));
+        }
+    }
+
+    /// Moves every instance of the material assets in `moved` to where `place` now puts them
+    /// (table and slot): what follows a material changing table (a texture or shader edit, a
+    /// load, a removal). A scan of every instance, so only for such rare changes.
+    pub(crate) fn replace_materials(
+        &mut self,
+        moved: &std::collections::HashSet<u32>,
+        place: impl Fn(u32) -> (u32, u32),
+    ) {
+        if moved.is_empty() {
+            return;
+        }
+        let mut found = Vec::new();
+        for batch in &self.batches {
+            for (i, material) in batch.materials.iter().enumerate() {
+                if moved.contains(material) {
+                    found.push((batch.entities[i], batch.key, *material, batch.transforms[i]));
+                }
+            }
+        }
+        for (entity, key, material, rows) in found {
+            let (table, slot) = place(material);
+            self.insert(entity, BatchKey { table, ..key }, material, slot, rows);
         }
     }
 
@@ -294,10 +363,10 @@ mod tests {
     fn removal_keeps_the_batch_dense() {
         let mut world = bevy_ecs::world::World::new();
         let e: Vec<Entity> = (0..3).map(|_| world.spawn_empty().id()).collect();
-        let key = BatchKey { mesh: 0, material: 0, casts_shadows: true };
+        let key = BatchKey { mesh: 0, table: 0, casts_shadows: true };
         let mut inst = RenderInstances::default();
         for (i, &entity) in e.iter().enumerate() {
-            inst.insert(entity, key, rows(i as f32));
+            inst.insert(entity, key, 0, 0, rows(i as f32));
         }
         inst.remove(e[0]);
         assert_eq!(inst.len(), 2);
@@ -308,8 +377,38 @@ mod tests {
         assert_eq!(inst.batches[0].transforms[0][3], 9.0);
         assert!(!set(&mut inst, e[0], rows(1.0)));
         // Moving to another batch.
-        inst.insert(e[1], BatchKey { material: 1, ..key }, rows(5.0));
+        inst.insert(e[1], BatchKey { table: 1, ..key }, 1, 0, rows(5.0));
         assert_eq!(inst.batch_count(), 2);
         assert_eq!(inst.len(), 2);
+    }
+
+    /// A material that changes table takes its instances along, slots and transforms intact,
+    /// and other materials' instances stay where they are.
+    #[test]
+    fn replaced_materials_take_their_instances() {
+        let mut world = bevy_ecs::world::World::new();
+        let e: Vec<Entity> = (0..4).map(|_| world.spawn_empty().id()).collect();
+        let key = BatchKey { mesh: 0, table: 0, casts_shadows: true };
+        let mut inst = RenderInstances::default();
+        for (i, &entity) in e.iter().enumerate() {
+            // Materials 7 and 8 alternate, in slots 0 and 1 of table 0.
+            inst.insert(entity, key, 7 + (i as u32 % 2), i as u32 % 2, rows(i as f32));
+        }
+        assert_eq!(inst.batch_count(), 1);
+        let moved: std::collections::HashSet<u32> = [8].into_iter().collect();
+        inst.replace_materials(&moved, |m| if m == 8 { (3, 5) } else { (0, 0) });
+        assert_eq!(inst.batch_count(), 2);
+        let moved_batch = inst.batches.iter().find(|b| b.key.table == 3).unwrap();
+        assert_eq!(moved_batch.entities.len(), 2);
+        assert!(moved_batch.slots.iter().all(|&s| s == 5));
+        assert!(moved_batch.materials.iter().all(|&m| m == 8));
+        let kept = inst.batches.iter().find(|b| b.key.table == 0).unwrap();
+        assert_eq!(kept.materials, vec![7, 7]);
+        assert_eq!(kept.slots, vec![0, 0]);
+        // Transforms travelled with their entities.
+        for (entity, rows_) in moved_batch.entities.iter().zip(&moved_batch.transforms) {
+            let i = e.iter().position(|x| x == entity).unwrap();
+            assert_eq!(*rows_, rows(i as f32));
+        }
     }
 }

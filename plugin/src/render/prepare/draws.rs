@@ -24,11 +24,48 @@ use crate::camera::RenderTarget;
 use crate::plugin::{DepthPrepass, RenderDevice, StandardPasses};
 use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
 use crate::render::graph::{FrameGraph, ViewGraph};
-use crate::render::instances::{INSTANCE_STRIDE, InstanceBatch, RenderInstances, rows_as_bytes};
+use crate::render::instances::{
+    INSTANCE_STRIDE, InstanceBatch, NO_TABLE, RenderInstances, SLOT_STRIDE, rows_as_bytes,
+};
 use crate::render::prepare::materials::TextureSource;
 
 /// The depth format of the view.
 pub const DEPTH_FORMAT: TextureFormat = TextureFormat::Depth32Float;
+
+/// Uploads a batch's material slots when they changed (the whole buffer: they change only
+/// when instances come, go or change material).
+fn upload_slots(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
+    batch.slots_dirty = false;
+    let len = batch.slots.len();
+    if len == 0 {
+        return;
+    }
+    let bytes: Vec<u8> = batch.slots.iter().flat_map(|s| s.to_le_bytes()).collect();
+    match &batch.slot_buffer {
+        Some((buffer, capacity)) if *capacity >= len => {
+            if let Err(e) = device.write_geometry(buffer, 0, &bytes) {
+                eprintln!("f3d: material slot upload failed: {e}");
+            }
+        }
+        _ => {
+            let capacity = len.next_power_of_two();
+            let mut padded = bytes;
+            padded.resize(capacity * SLOT_STRIDE as usize, 0);
+            let desc = GeometryDescriptor {
+                label: "f3d material slots".into(),
+                size: padded.len() as u64,
+                usage: GeometryUsages::VERTEX,
+            };
+            batch.slot_buffer = match device.create_geometry(&desc, Some(&padded)) {
+                Ok(b) => Some((b, capacity)),
+                Err(e) => {
+                    eprintln!("f3d: material slot buffer of {capacity} instances refused: {e}");
+                    None
+                }
+            };
+        }
+    }
+}
 
 fn upload_instances(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
     let len = batch.transforms.len();
@@ -89,8 +126,14 @@ pub fn prepare_frame(
 ) {
     let device = device.0.as_ref();
     for batch in instances.batches.iter_mut() {
+        if batch.key.table == NO_TABLE {
+            continue;
+        }
         if batch.dirty.is_some() || batch.resized {
             upload_instances(device, batch);
+        }
+        if batch.slots_dirty {
+            upload_slots(device, batch);
         }
     }
     let Some(camera) = camera.0.as_ref() else {
@@ -119,7 +162,8 @@ pub fn prepare_frame(
         DepthPrepass::Always => true,
         DepthPrepass::Never => false,
         DepthPrepass::Auto => instances.batches.iter().any(|b| {
-            !b.entities.is_empty() && materials.get(b.key.material).is_some_and(|m| m.needs_scene_depth)
+            !b.entities.is_empty()
+                && materials.tables.get(b.key.table).is_some_and(|t| t.material.needs_scene_depth)
         }),
     };
 
@@ -127,15 +171,17 @@ pub fn prepare_frame(
         if batch.entities.is_empty() {
             continue;
         }
-        let (Some(mesh), Some(material), Some((buffer, _))) = (
+        let (Some(mesh), Some(table), Some((buffer, _))) = (
             meshes.get(batch.key.mesh).cloned(),
-            materials.get(batch.key.material).cloned(),
+            materials.tables.get(batch.key.table),
             batch.buffer.clone(),
         ) else {
             continue;
         };
+        let material = table.material.clone();
+        let slots = batch.slot_buffer.as_ref().map(|(b, _)| b.clone());
         let bound_material = bound
-            .entry(batch.key.material)
+            .entry(batch.key.table)
             .or_insert_with(|| {
                 let textures = material
                     .textures
@@ -150,7 +196,7 @@ pub fn prepare_frame(
                         Some((name.clone(), t))
                     })
                     .collect();
-                Arc::new(BoundMaterial { block: material.block.clone(), textures })
+                Arc::new(BoundMaterial { block: table.block.clone(), textures })
             })
             .clone();
         let shader = &material.shader;
@@ -172,6 +218,7 @@ pub fn prepare_frame(
             material: bound_material.clone(),
             instances: buffer.clone(),
             instance_range: range,
+            slots: slots.clone(),
             custom: custom.clone(),
         };
         let count = batch.entities.len() as u32;

@@ -1,8 +1,25 @@
 //! Materials in the render world: one [`MaterialShader`] per material source (each `.ron`
 //! file, each standard-material variant), compiled per variant on first use and cached;
-//! one [`GpuMaterial`] per material asset with its packed parameters.
+//! one [`GpuMaterial`] per material asset with its packed parameters; and the
+//! [`MaterialTables`] that put the parameters of materials sharing a shader and textures side
+//! by side, so their instances draw in one call.
+//!
+//! ```text
+//!  material asset i ──prepare──▶ GpuMaterial (shader, block, textures)
+//!                                  │ class = (shader, the texture of each texture parameter)
+//!                                  ▼
+//!  MaterialTables: class ──▶ tables of up to N slots ──▶ [block 0 | block 1 | … | block N-1]
+//!                  material i ──▶ (table, slot)            bound once as `f3d_materials`
+//! ```
+//!
+//! Why: a distinct material used to be its own draw with its own binding. Besides the CPU cost
+//! per draw, some drivers keep memory per binding change until the pass executes (Mesa 22.3's
+//! lavapipe about 4 MB each, so a scene of 10,000 materials asked for 40 GB). With tables a
+//! material costs its block's bytes in its table and one slot per instance; only materials
+//! with other textures (or another shader) bind anew. N is as many blocks as fit the device's
+//! uniform block limit (at most [`MATERIAL_ARRAY_BYTES`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use bevy_ecs::prelude::*;
@@ -15,6 +32,23 @@ use f3d_materials::{
 use crate::material::standard::{self, StandardKey};
 use crate::material::{Material, RenderMaterialStore, StandardMaterial};
 use crate::render::extract::ExtractedAssets;
+use crate::render::instances::{NO_TABLE, RenderInstances};
+
+/// The most bytes one material table binds: 64 KiB, the uniform block limit of most desktop
+/// drivers; devices with a smaller limit get smaller tables.
+pub const MATERIAL_ARRAY_BYTES: u32 = 64 << 10;
+
+/// The compile options of every material the renderer draws: instanced, with a material
+/// array of at most `budget` bytes.
+pub fn render_compile_options(budget: u32) -> CompileOptions {
+    CompileOptions { instanced: true, material_array_bytes: budget, ..CompileOptions::default() }
+}
+
+/// The material-array budget for `device`: its uniform block limit, at most
+/// [`MATERIAL_ARRAY_BYTES`].
+pub fn material_array_budget(device: &dyn f3d_hal::GraphicsDevice) -> u32 {
+    device.limits().max_uniform_block_size.min(MATERIAL_ARRAY_BYTES)
+}
 
 /// One material source, compiled per variant on demand.
 pub struct MaterialShader {
@@ -22,6 +56,12 @@ pub struct MaterialShader {
     pub id: u64,
     /// The material as loaded.
     pub loaded: Arc<LoadedMaterial>,
+    /// How many materials one table of this shader holds (its material array's length); 0 when
+    /// the material has no parameter block (its tables then hold any number, all at slot 0).
+    pub slots: u32,
+    /// Bytes from one slot's block to the next.
+    pub stride: u32,
+    budget: u32,
     compiled: [Mutex<Option<Option<Arc<CompiledMaterial>>>>; 3],
 }
 
@@ -34,26 +74,30 @@ fn variant_index(v: Variant) -> usize {
 }
 
 impl MaterialShader {
-    fn new(id: u64, loaded: Arc<LoadedMaterial>) -> Self {
-        Self { id, loaded, compiled: Default::default() }
+    fn new(id: u64, loaded: Arc<LoadedMaterial>, budget: u32) -> Self {
+        let layout = MaterialLayout::new(&loaded.desc).ok();
+        let slots = layout.as_ref().map_or(0, |l| l.array_len(budget));
+        let stride = layout.as_ref().and_then(MaterialLayout::slot_stride).unwrap_or(0);
+        Self { id, loaded, slots, stride, budget, compiled: Default::default() }
     }
 
     /// A shader whose variants the material store has already compiled (for the same
-    /// options: instanced), so a hot reload compiles each variant once.
-    fn precompiled(id: u64, version: &MaterialVersion) -> Self {
+    /// options: [`render_compile_options`] with the same budget), so a hot reload compiles
+    /// each variant once.
+    fn precompiled(id: u64, version: &MaterialVersion, budget: u32) -> Self {
         let slot = |v| Mutex::new(Some(Some(version.variant(v).clone())));
         Self {
-            id,
-            loaded: version.loaded.clone(),
             compiled: [slot(Variant::Color), slot(Variant::DepthOnly), slot(Variant::Shadow)],
+            ..Self::new(id, version.loaded.clone(), budget)
         }
     }
 
-    /// The compiled variant (instanced), or `None` when it does not compile (reported once).
+    /// The compiled variant (instanced, with the material array), or `None` when it does not
+    /// compile (reported once).
     pub fn variant(&self, variant: Variant) -> Option<Arc<CompiledMaterial>> {
         let mut slot = self.compiled[variant_index(variant)].lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert_with(|| {
-            let options = CompileOptions { instanced: true, ..CompileOptions::default() };
+            let options = render_compile_options(self.budget);
             match compile_material(&self.loaded, variant, &options) {
                 Ok(c) => Some(Arc::new(c)),
                 Err(e) => {
@@ -77,7 +121,7 @@ impl MaterialShader {
 }
 
 /// Where one texture parameter's texture comes from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TextureSource {
     /// An image asset slot.
     Image(u32),
@@ -108,16 +152,25 @@ impl GpuMaterial {
     }
 }
 
-/// Material shaders and prepared materials.
+/// Material shaders, prepared materials and their tables.
 #[derive(Resource, Default)]
 pub struct RenderMaterials {
     slots: Vec<Option<Arc<GpuMaterial>>>,
     standard: HashMap<StandardKey, Arc<MaterialShader>>,
     custom: HashMap<usize, (Arc<LoadedMaterial>, Arc<MaterialShader>)>,
     next_id: u64,
+    /// The material-array budget of the device ([`material_array_budget`]).
+    budget: u32,
+    /// Where each material's parameters live.
+    pub tables: MaterialTables,
 }
 
 impl RenderMaterials {
+    /// Materials for a device whose material arrays hold at most `budget` bytes.
+    pub fn new(budget: u32) -> Self {
+        Self { budget, ..Self::default() }
+    }
+
     /// The material in asset slot `index`.
     pub fn get(&self, index: u32) -> Option<&Arc<GpuMaterial>> {
         self.slots.get(index as usize).and_then(Option::as_ref)
@@ -135,7 +188,7 @@ impl RenderMaterials {
             }
         };
         self.next_id += 1;
-        let shader = Arc::new(MaterialShader::new(self.next_id, loaded));
+        let shader = Arc::new(MaterialShader::new(self.next_id, loaded, self.budget));
         self.standard.insert(key, shader.clone());
         Some(shader)
     }
@@ -151,8 +204,8 @@ impl RenderMaterials {
         }
         self.next_id += 1;
         let shader = match store.and_then(|s| s.version_of(loaded)) {
-            Some(version) => Arc::new(MaterialShader::precompiled(self.next_id, version)),
-            None => Arc::new(MaterialShader::new(self.next_id, loaded.clone())),
+            Some(version) => Arc::new(MaterialShader::precompiled(self.next_id, version, self.budget)),
+            None => Arc::new(MaterialShader::new(self.next_id, loaded.clone(), self.budget)),
         };
         // The LoadedMaterial is kept alive with the entry, so its address stays unique.
         self.custom.insert(key, (loaded.clone(), shader.clone()));
@@ -224,26 +277,231 @@ impl RenderMaterials {
     }
 }
 
-/// Prepares materials that changed.
+/// Prepares materials that changed and places them in their tables (runs in extraction, after
+/// the assets were taken and before the instances, which are keyed by table).
 pub fn prepare_materials(
     mut assets: ResMut<ExtractedAssets>,
     mut materials: ResMut<RenderMaterials>,
     store: Option<Res<RenderMaterialStore>>,
 ) {
     let store = store.as_deref().map(|s| &s.store);
+    let materials = &mut *materials;
     let removed: Vec<u32> = assets.removed_materials.drain(..).collect();
     for index in removed {
         if let Some(slot) = materials.slots.get_mut(index as usize) {
             *slot = None;
         }
+        materials.tables.release(index);
     }
     let changed: Vec<(u32, u32, Material)> = assets.materials.drain(..).collect();
     for (index, _generation, material) in changed {
         let prepared = materials.prepare(&material, store).map(Arc::new);
+        match &prepared {
+            Some(m) => materials.tables.place(index, m),
+            None => materials.tables.release(index),
+        }
         let i = index as usize;
         if materials.slots.len() <= i {
             materials.slots.resize_with(i + 1, || None);
         }
         materials.slots[i] = prepared;
+    }
+}
+
+/// Moves the instances of materials that changed table (runs in extraction, after
+/// [`prepare_materials`]).
+pub fn move_material_instances(
+    mut materials: ResMut<RenderMaterials>,
+    mut instances: ResMut<RenderInstances>,
+) {
+    let moved = materials.tables.take_moved();
+    let tables = &materials.tables;
+    instances.replace_materials(&moved, |m| tables.place_of(m));
+}
+
+/// What materials must share to draw in one call: the shader, and the texture of each texture
+/// parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ClassKey {
+    shader: u64,
+    textures: Vec<(String, TextureSource)>,
+}
+
+impl ClassKey {
+    fn of(m: &GpuMaterial) -> Self {
+        Self { shader: m.shader.id, textures: m.textures.clone() }
+    }
+}
+
+/// Up to `capacity` materials of one class, their blocks side by side as the shader's material
+/// array reads them.
+pub struct MaterialTable {
+    class: ClassKey,
+    /// The latest material placed here: what all of the table's materials share (shader,
+    /// textures, blending, engine inputs) is read from it.
+    pub material: Arc<GpuMaterial>,
+    /// The material array's bytes (`capacity × stride`; empty without a block).
+    pub block: Arc<Vec<u8>>,
+    capacity: u32,
+    stride: u32,
+    used: u32,
+    next: u32,
+    free: Vec<u32>,
+}
+
+impl MaterialTable {
+    fn new(class: ClassKey, material: &Arc<GpuMaterial>) -> Self {
+        let shader = &material.shader;
+        // Without a block every material of the class reads nothing per slot: one table holds
+        // them all, each at slot 0.
+        let capacity = if shader.slots == 0 { u32::MAX } else { shader.slots };
+        Self {
+            class,
+            material: material.clone(),
+            block: Arc::new(vec![0; (shader.slots as usize) * shader.stride as usize]),
+            capacity,
+            stride: shader.stride,
+            used: 0,
+            next: 0,
+            free: Vec::new(),
+        }
+    }
+
+    fn has_room(&self) -> bool {
+        self.used < self.capacity
+    }
+
+    fn take_slot(&mut self) -> u32 {
+        self.used += 1;
+        if self.stride == 0 {
+            return 0;
+        }
+        self.free.pop().unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    fn free_slot(&mut self, slot: u32) {
+        self.used = self.used.saturating_sub(1);
+        if self.stride != 0 {
+            self.free.push(slot);
+        }
+    }
+
+    fn write(&mut self, slot: u32, material: &Arc<GpuMaterial>) {
+        self.material = material.clone();
+        if self.stride == 0 {
+            return;
+        }
+        let start = slot as usize * self.stride as usize;
+        let block = Arc::make_mut(&mut self.block);
+        let len = material.block.len().min(self.stride as usize);
+        if let Some(dst) = block.get_mut(start..start + len) {
+            dst.copy_from_slice(&material.block[..len]);
+        }
+    }
+}
+
+/// Where each material's parameters live: material asset slot → (table, slot).
+#[derive(Default)]
+pub struct MaterialTables {
+    place: Vec<Option<(u32, u32)>>,
+    tables: Vec<Option<MaterialTable>>,
+    free_tables: Vec<u32>,
+    by_class: HashMap<ClassKey, Vec<u32>>,
+    moved: HashSet<u32>,
+}
+
+impl MaterialTables {
+    /// The table `id`.
+    pub fn get(&self, id: u32) -> Option<&MaterialTable> {
+        self.tables.get(id as usize).and_then(Option::as_ref)
+    }
+
+    /// How many tables hold materials.
+    pub fn len(&self) -> usize {
+        self.tables.iter().flatten().count()
+    }
+
+    /// Whether no table holds a material.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The table and slot of the material asset `index` ([`NO_TABLE`] when it has none).
+    pub fn place_of(&self, index: u32) -> (u32, u32) {
+        self.place.get(index as usize).copied().flatten().unwrap_or((NO_TABLE, 0))
+    }
+
+    /// Writes `material` (asset slot `index`) into a table of its class, moving it when its
+    /// class changed.
+    fn place(&mut self, index: u32, material: &Arc<GpuMaterial>) {
+        let class = ClassKey::of(material);
+        if let Some((table, slot)) = self.place.get(index as usize).copied().flatten()
+            && let Some(t) = self.tables.get_mut(table as usize).and_then(Option::as_mut)
+            && t.class == class
+        {
+            t.write(slot, material);
+            return;
+        }
+        self.release(index);
+        let open = self.by_class.get(&class).and_then(|ids| {
+            ids.iter().copied().find(|&id| self.get(id).is_some_and(MaterialTable::has_room))
+        });
+        let table = match open {
+            Some(id) => id,
+            None => {
+                let t = MaterialTable::new(class.clone(), material);
+                let id = match self.free_tables.pop() {
+                    Some(id) => {
+                        self.tables[id as usize] = Some(t);
+                        id
+                    }
+                    None => {
+                        self.tables.push(Some(t));
+                        (self.tables.len() - 1) as u32
+                    }
+                };
+                self.by_class.entry(class).or_default().push(id);
+                id
+            }
+        };
+        // The table was found or made just above.
+        let Some(t) = self.tables[table as usize].as_mut() else { return };
+        let slot = t.take_slot();
+        t.write(slot, material);
+        let i = index as usize;
+        if self.place.len() <= i {
+            self.place.resize(i + 1, None);
+        }
+        self.place[i] = Some((table, slot));
+        self.moved.insert(index);
+    }
+
+    /// Takes the material asset `index` out of its table (a table left empty goes).
+    fn release(&mut self, index: u32) {
+        let Some(Some((table, slot))) = self.place.get_mut(index as usize).map(Option::take) else {
+            return;
+        };
+        self.moved.insert(index);
+        let Some(t) = self.tables.get_mut(table as usize).and_then(Option::as_mut) else { return };
+        t.free_slot(slot);
+        if t.used == 0 {
+            let class = t.class.clone();
+            self.tables[table as usize] = None;
+            self.free_tables.push(table);
+            if let Some(ids) = self.by_class.get_mut(&class) {
+                ids.retain(|&id| id != table);
+                if ids.is_empty() {
+                    self.by_class.remove(&class);
+                }
+            }
+        }
+    }
+
+    /// The materials that changed table since the last call.
+    fn take_moved(&mut self) -> HashSet<u32> {
+        std::mem::take(&mut self.moved)
     }
 }

@@ -42,14 +42,18 @@ pub struct DrawItem {
     pub instances: GeometryBuffer,
     /// The instances drawn.
     pub instance_range: Range<u32>,
+    /// The batch's material slots (one `u32` per instance), when the pipeline reads a material
+    /// array.
+    pub slots: Option<GeometryBuffer>,
     /// Custom attributes for the material, when it declares any.
     pub custom: Option<GeometryBuffer>,
 }
 
-/// A material's values as bound: its block and one texture per texture parameter.
+/// A material table's values as bound: its material array and one texture per texture
+/// parameter.
 pub struct BoundMaterial {
-    /// The `material_params` bytes.
-    pub block: Vec<u8>,
+    /// The material array's bytes (`f3d_materials`; empty when the material has no block).
+    pub block: Arc<Vec<u8>>,
     /// (parameter name, texture).
     pub textures: Vec<(String, TextureHandle)>,
 }

@@ -11,12 +11,12 @@ use f3d_hal::{
     TextureFormat, ValidatedModule, VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };
 use f3d_materials::Variant;
-use f3d_materials::library::INSTANCE_LOCATIONS;
+use f3d_materials::library::{INSTANCE_LOCATIONS, INSTANCE_MATERIAL_LOCATION};
 
 use super::assets::custom_format;
 use super::materials::MaterialShader;
 use crate::mesh::ENGINE_VERTEX_STRIDE;
-use crate::render::instances::INSTANCE_STRIDE;
+use crate::render::instances::{INSTANCE_STRIDE, SLOT_STRIDE};
 
 /// Binding slots of one pipeline, by what the renderer binds.
 #[derive(Clone, Debug, Default)]
@@ -35,7 +35,7 @@ pub struct PipelineSlots {
     pub scene_color: Option<(BindingSlot, Option<BindingSlot>)>,
     /// `scene_depth_texture`.
     pub scene_depth: Option<BindingSlot>,
-    /// `material_params`.
+    /// The material array (`f3d_materials`), or a single `material_params` block.
     pub material_params: Option<BindingSlot>,
     /// Each material texture: (parameter name, texture slot, sampler slot).
     pub textures: Vec<(String, BindingSlot, Option<BindingSlot>)>,
@@ -54,7 +54,9 @@ impl PipelineSlots {
             brdf_lut: pair("brdf_lut"),
             scene_color: pair("scene_color_texture"),
             scene_depth: layout.slot("scene_depth_texture"),
-            material_params: layout.slot("material_params"),
+            material_params: layout
+                .slot(f3d_materials::layout::MATERIAL_ARRAY_VAR)
+                .or_else(|| layout.slot(f3d_materials::layout::MATERIAL_BLOCK_VAR)),
             textures: texture_params
                 .iter()
                 .filter_map(|n| layout.slot(n).map(|s| (n.clone(), s, layout.slot(&format!("{n}_sampler")))))
@@ -69,6 +71,8 @@ pub struct GpuPipeline {
     pub handle: PipelineHandle,
     /// Its binding slots.
     pub slots: PipelineSlots,
+    /// Whether it reads each instance's material slot (vertex buffer 2) and the material array.
+    pub material_array: bool,
 }
 
 /// The fixed-function state of a material pipeline.
@@ -188,7 +192,7 @@ impl PipelineCache {
                 })
                 .map_err(|e| e.to_string())?;
             let slots = PipelineSlots::resolve(&handle, &[]);
-            Ok(GpuPipeline { handle, slots })
+            Ok(GpuPipeline { handle, slots, material_array: false })
         })();
         let p = made.map_err(|e| eprintln!("f3d: no {} pipeline: {e}", entry.1)).ok().map(Arc::new);
         self.library.insert(key, p.clone());
@@ -197,8 +201,9 @@ impl PipelineCache {
 }
 
 /// The vertex buffers of a material pipeline: slot 0 the engine attributes, slot 1 the
-/// instance transforms, slot 2 the material's custom attributes (when it has any).
-pub fn vertex_layouts(custom: &[VertexFormat]) -> Vec<VertexBufferLayout> {
+/// instance transforms, then the instances' material slots (when the material reads a
+/// material array), then the material's custom attributes (when it has any).
+pub fn vertex_layouts(custom: &[VertexFormat], material_array: bool) -> Vec<VertexBufferLayout> {
     let f = |location, format, offset| VertexAttribute { location, format, offset };
     let mut layouts = vec![
         VertexBufferLayout {
@@ -222,6 +227,13 @@ pub fn vertex_layouts(custom: &[VertexFormat]) -> Vec<VertexBufferLayout> {
                 .collect(),
         },
     ];
+    if material_array {
+        layouts.push(VertexBufferLayout {
+            stride: SLOT_STRIDE,
+            step_mode: VertexStepMode::Instance,
+            attributes: vec![f(INSTANCE_MATERIAL_LOCATION, VertexFormat::Uint32, 0)],
+        });
+    }
     if !custom.is_empty() {
         let mut offset = 0;
         let mut attributes = Vec::new();
@@ -250,6 +262,7 @@ fn make_material_pipeline(
             })
             .map_err(|e| e.to_string())
     };
+    let material_array = compiled.material_slots > 0;
     let vertex = make(ShaderStage::Vertex, compiled.vertex_entry)?;
     let fragment = make(ShaderStage::Fragment, compiled.fragment_entry)?;
     let handle = device
@@ -257,7 +270,7 @@ fn make_material_pipeline(
             label: format!("{} ({})", shader.loaded.desc.name, key.variant.name()),
             vertex,
             fragment: Some(fragment),
-            vertex_buffers: vertex_layouts(&key.custom),
+            vertex_buffers: vertex_layouts(&key.custom, material_array),
             primitive: PrimitiveState { cull_mode: key.state.cull, ..PrimitiveState::default() },
             depth_stencil: key
                 .state
@@ -276,5 +289,5 @@ fn make_material_pipeline(
     let texture_params: Vec<String> =
         shader.loaded.desc.parameters.iter().filter(|p| p.ty.is_texture()).map(|p| p.name.clone()).collect();
     let slots = PipelineSlots::resolve(&handle, &texture_params);
-    Ok(GpuPipeline { handle, slots })
+    Ok(GpuPipeline { handle, slots, material_array })
 }
