@@ -454,6 +454,9 @@ impl GraphicsDevice for Recorder {
     fn live_resources(&self) -> usize {
         self.inner.live_resources()
     }
+    fn memory_report(&self) -> f3d_hal::MemoryReport {
+        self.inner.memory_report()
+    }
     fn pipeline_refusals(&self) -> PipelineRefusals {
         self.inner.pipeline_refusals()
     }

@@ -18,6 +18,7 @@ use crate::{
 };
 
 pub use crate::host::HostPlanes;
+pub use crate::memory::{MemoryCharge, MemoryCounter};
 pub use crate::readback::check_region;
 
 /// Wraps a texture the device created.

@@ -2,9 +2,10 @@
 
 use crate::{
     BackendId, CommandEncoder, DeviceError, DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner,
-    FormatSupport, GeometryBuffer, GeometryDescriptor, LossReason, PendingReadback, PipelineDescriptor,
-    PipelineHandle, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
-    ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion,
+    FormatSupport, GeometryBuffer, GeometryDescriptor, LossReason, MemoryReport, PendingReadback,
+    PipelineDescriptor, PipelineHandle, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor,
+    SamplerHandle, ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle,
+    TextureRegion,
 };
 
 /// Where row 0 of a render target sits in the API's own framebuffer coordinates.
@@ -163,6 +164,10 @@ pub trait GraphicsDevice: Send + Sync {
     /// How many resources (textures, buffers, samplers, shaders, pipelines, query sets) the
     /// device holds for live handles. Returns to its earlier value once the handles drop.
     fn live_resources(&self) -> usize;
+
+    /// The bytes the device holds, by kind: behind live handles, for itself (rings, staging),
+    /// and retiring (dropped, not yet given back). Cheap enough to ask every frame.
+    fn memory_report(&self) -> MemoryReport;
 
     /// Pipelines refused at draw time, each once.
     fn pipeline_refusals(&self) -> PipelineRefusals;

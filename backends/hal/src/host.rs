@@ -38,6 +38,11 @@ impl HostPlanes {
         Self { planes, layers: desc.array_layers, block_bytes, block_size, sizes }
     }
 
+    /// The bytes the planes hold.
+    pub fn bytes(&self) -> u64 {
+        self.planes.iter().map(|p| p.len() as u64).sum()
+    }
+
     fn index(&self, level: u32, layer: u32) -> usize {
         (level * self.layers + layer) as usize
     }

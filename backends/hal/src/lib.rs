@@ -56,6 +56,10 @@
 //!   a name to a [`BindingSlot`] once per pipeline. — shader tier.
 //! * **A refused pipeline draws nothing**, the rest of the pass draws, and the refusal is
 //!   reported once in [`GraphicsDevice::pipeline_refusals`]. — shader tier.
+//! * **Memory you can see**: [`GraphicsDevice::memory_report`] gives the bytes a device holds
+//!   by kind ([`MemoryReport`]); creating a resource raises its kind by at least the resource's
+//!   size, dropping the handle takes it back out (into `retiring` until the GPU is done). —
+//!   `lifecycle::memory_report_follows_resources`.
 //! * **Device loss** is reported once ([`GraphicsDevice::take_loss_report`]); every handle is
 //!   spent after it; dropping a device is loss with [`LossReason::Destroyed`];
 //!   [`GraphicsDevice::begin_frame`] never returns what an earlier frame did. —
@@ -83,6 +87,7 @@ mod format;
 mod geometry;
 mod handle;
 mod host;
+mod memory;
 mod pass;
 mod pipeline;
 mod readback;
@@ -106,6 +111,7 @@ pub use handle::{
     DeviceOwner, GeometryBuffer, LossReason, PipelineHandle, PipelineInfo, QuerySetDescriptor,
     QuerySetHandle, SamplerHandle, ShaderHandle, TextureHandle,
 };
+pub use memory::{MemoryKind, MemoryReport};
 pub use pass::{
     AttachmentView, Color, ColorAttachment, CommandEncoder, DepthStencilAttachment, LoadOp, PassEncoder,
     QueryKind, RenderPassDescriptor, ResourceState, ScissorRect, StoreOp, TextureTransition, Viewport,

@@ -256,6 +256,9 @@ impl GraphicsDevice for ValidatingDevice {
     fn live_resources(&self) -> usize {
         self.inner.live_resources()
     }
+    fn memory_report(&self) -> crate::MemoryReport {
+        self.inner.memory_report()
+    }
     fn pipeline_refusals(&self) -> PipelineRefusals {
         self.inner.pipeline_refusals()
     }

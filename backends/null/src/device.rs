@@ -3,13 +3,14 @@
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
-use f3d_hal::backend::{self, LiveCounter, LiveToken, check_region};
+use f3d_hal::backend::{self, LiveCounter, LiveToken, MemoryCounter, check_region};
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
     DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
-    GraphicsDevice, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineInfo, PipelineRefusal,
-    PipelineRefusals, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
-    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
+    GraphicsDevice, MemoryKind, MemoryReport, PendingReadback, PipelineDescriptor, PipelineHandle,
+    PipelineInfo, PipelineRefusal, PipelineRefusals, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
+    ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion,
+    check_readback,
 };
 use f3d_materials::reflect;
 
@@ -23,6 +24,7 @@ pub struct NullDevice {
     features: DeviceFeatures,
     limits: DeviceLimits,
     live: LiveCounter,
+    memory: MemoryCounter,
     pub(crate) refusals: Mutex<PipelineRefusals>,
 }
 
@@ -34,6 +36,7 @@ impl NullDevice {
             features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
             limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
             live: LiveCounter::new(),
+            memory: MemoryCounter::new(),
             refusals: Mutex::new(Vec::new()),
         }
     }
@@ -123,7 +126,7 @@ impl GraphicsDevice for NullDevice {
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
         self.owner.check_alive("create_texture")?;
         backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::NULL)?;
-        let payload = NullTexture::new(desc, self.live_token());
+        let payload = NullTexture::new(desc, self.live_token(), &self.memory);
         Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
     }
 
@@ -148,7 +151,11 @@ impl GraphicsDevice for NullDevice {
         self.owner.check_alive("create_geometry")?;
         backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &BackendId::NULL)?;
         let bytes = data.map_or_else(|| vec![0; desc.size as usize], <[u8]>::to_vec);
-        let payload = NullGeometry { bytes: Mutex::new(bytes), _live: self.live_token() };
+        let payload = NullGeometry {
+            _memory: self.memory.charge(MemoryKind::Geometry, bytes.len() as u64),
+            bytes: Mutex::new(bytes),
+            _live: self.live_token(),
+        };
         Ok(backend::wrap_geometry(&self.owner, desc.clone(), payload))
     }
 
@@ -222,6 +229,10 @@ impl GraphicsDevice for NullDevice {
 
     fn live_resources(&self) -> usize {
         self.live.count()
+    }
+
+    fn memory_report(&self) -> MemoryReport {
+        self.memory.report()
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

@@ -2,13 +2,14 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use f3d_hal::backend::{HostPlanes, LiveToken};
-use f3d_hal::{ReadbackImage, TextureDescriptor, TextureRegion};
+use f3d_hal::backend::{HostPlanes, LiveToken, MemoryCharge, MemoryCounter};
+use f3d_hal::{MemoryKind, ReadbackImage, TextureDescriptor, TextureRegion};
 
 /// A texture's texels, in the format's own layout.
 pub(crate) struct NullTexture {
     planes: Mutex<LazyPlanes>,
     pub(crate) _live: LiveToken,
+    _memory: MemoryCharge,
 }
 
 /// Planes whose clears are deferred: a clear records its texel, and the plane is filled only
@@ -35,10 +36,14 @@ impl LazyPlanes {
 }
 
 impl NullTexture {
-    pub(crate) fn new(desc: &TextureDescriptor, live: LiveToken) -> Self {
+    pub(crate) fn new(desc: &TextureDescriptor, live: LiveToken, memory: &MemoryCounter) -> Self {
         let planes = HostPlanes::new(desc);
         let pending = vec![None; planes.planes().len()];
-        Self { planes: Mutex::new(LazyPlanes { planes, pending, layers: desc.array_layers }), _live: live }
+        Self {
+            _memory: memory.charge(MemoryKind::Textures, planes.bytes()),
+            planes: Mutex::new(LazyPlanes { planes, pending, layers: desc.array_layers }),
+            _live: live,
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, LazyPlanes> {
@@ -74,4 +79,5 @@ impl NullTexture {
 pub(crate) struct NullGeometry {
     pub(crate) bytes: Mutex<Vec<u8>>,
     pub(crate) _live: LiveToken,
+    pub(crate) _memory: MemoryCharge,
 }

@@ -3,7 +3,7 @@
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use f3d_hal::backend::{self, LiveCounter};
+use f3d_hal::backend::{self, LiveCounter, MemoryCounter};
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
     DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
@@ -24,6 +24,7 @@ pub struct SoftDevice {
     features: DeviceFeatures,
     limits: DeviceLimits,
     live: LiveCounter,
+    memory: MemoryCounter,
     refusals: Mutex<PipelineRefusals>,
     epoch: Instant,
     queue: Mutex<()>,
@@ -60,6 +61,7 @@ impl SoftDevice {
                 ..DeviceLimits::GUARANTEED
             },
             live: LiveCounter::new(),
+            memory: MemoryCounter::new(),
             refusals: Mutex::new(Vec::new()),
             epoch: Instant::now(),
             queue: Mutex::new(()),
@@ -183,7 +185,7 @@ impl GraphicsDevice for SoftDevice {
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
         self.owner.check_alive("create_texture")?;
         backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::SOFT)?;
-        let payload = SoftTexture::new(desc, self.live.token());
+        let payload = SoftTexture::new(desc, self.live.token(), &self.memory);
         Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
     }
 
@@ -208,7 +210,11 @@ impl GraphicsDevice for SoftDevice {
         self.owner.check_alive("create_geometry")?;
         backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &BackendId::SOFT)?;
         let bytes = data.map_or_else(|| vec![0; desc.size as usize], <[u8]>::to_vec);
-        let payload = SoftGeometry { bytes: RwLock::new(bytes), _live: self.live.token() };
+        let payload = SoftGeometry {
+            _memory: self.memory.charge(f3d_hal::MemoryKind::Geometry, bytes.len() as u64),
+            bytes: RwLock::new(bytes),
+            _live: self.live.token(),
+        };
         Ok(backend::wrap_geometry(&self.owner, desc.clone(), payload))
     }
 
@@ -267,6 +273,10 @@ impl GraphicsDevice for SoftDevice {
 
     fn live_resources(&self) -> usize {
         self.live.count()
+    }
+
+    fn memory_report(&self) -> f3d_hal::MemoryReport {
+        self.memory.report()
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

@@ -5,8 +5,8 @@
 
 use std::sync::{Mutex, RwLock};
 
-use f3d_hal::TextureDescriptor;
-use f3d_hal::backend::{HostPlanes, LiveToken};
+use f3d_hal::backend::{HostPlanes, LiveToken, MemoryCharge, MemoryCounter};
+use f3d_hal::{MemoryKind, TextureDescriptor};
 
 /// A texture's texels.
 pub(crate) struct TexelStore {
@@ -20,17 +20,23 @@ pub(crate) struct TexelStore {
 pub(crate) struct SoftTexture {
     pub(crate) store: RwLock<TexelStore>,
     pub(crate) _live: LiveToken,
+    _memory: MemoryCharge,
 }
 
 impl SoftTexture {
-    pub(crate) fn new(desc: &TextureDescriptor, live: LiveToken) -> Self {
+    pub(crate) fn new(desc: &TextureDescriptor, live: LiveToken, memory: &MemoryCounter) -> Self {
         let main = if desc.format.has_depth() {
             HostPlanes::with_texel_bytes(desc, 4, (1, 1))
         } else {
             HostPlanes::new(desc)
         };
         let stencil = desc.format.has_stencil().then(|| HostPlanes::with_texel_bytes(desc, 1, (1, 1)));
-        Self { store: RwLock::new(TexelStore { main, stencil }), _live: live }
+        let bytes = main.bytes() + stencil.as_ref().map_or(0, HostPlanes::bytes);
+        Self {
+            store: RwLock::new(TexelStore { main, stencil }),
+            _live: live,
+            _memory: memory.charge(MemoryKind::Textures, bytes),
+        }
     }
 }
 
@@ -38,6 +44,7 @@ impl SoftTexture {
 pub(crate) struct SoftGeometry {
     pub(crate) bytes: RwLock<Vec<u8>>,
     pub(crate) _live: LiveToken,
+    pub(crate) _memory: MemoryCharge,
 }
 
 /// A sampler: its descriptor is on the handle.

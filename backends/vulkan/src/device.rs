@@ -10,9 +10,10 @@ use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FilterMode, FormatSupport,
     FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
-    OpenError, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals,
-    QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor,
-    ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
+    MemoryKind, MemoryReport, OpenError, PendingReadback, PipelineDescriptor, PipelineHandle,
+    PipelineRefusal, PipelineRefusals, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor,
+    SamplerHandle, ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle,
+    TextureRegion, check_readback,
 };
 
 use crate::alloc::{BufferPlan, ImagePlan, create_buffer, create_image};
@@ -436,7 +437,7 @@ impl GraphicsDevice for VulkanDevice {
                 match unsafe { shared.device.create_image_view(&info, None) } {
                     Ok(v) => views.push(v),
                     Err(e) => {
-                        let r = Resource::Image { image, views, allocation: Some(allocation) };
+                        let r = Resource::image(image, views, allocation);
                         let id = core.register(r);
                         core.release_now(id);
                         return Err(shared.vk_error(OP, e));
@@ -444,7 +445,7 @@ impl GraphicsDevice for VulkanDevice {
                 }
             }
             let sampled_view = views.first().copied();
-            let id = core.register(Resource::Image { image, views, allocation: Some(allocation) });
+            let id = core.register(Resource::image(image, views, allocation));
             Ok((id, image, sampled_view))
         })?;
         let states = vec![Use::Fresh; (plan.mips * plan.layers) as usize];
@@ -529,7 +530,7 @@ impl GraphicsDevice for VulkanDevice {
             let mut core = shared.core();
             let (buffer, allocation) =
                 create_buffer(&shared.device, core.allocator(OP)?, &plan, &desc.label, OP)?;
-            let id = core.register(Resource::Buffer { buffer, allocation: Some(allocation) });
+            let id = core.register(Resource::buffer(buffer, allocation, MemoryKind::Geometry));
             let recorded = (|| {
                 let cmd = core.cmd(shared, OP)?;
                 core.buffer_write(shared, cmd);
@@ -692,6 +693,13 @@ impl GraphicsDevice for VulkanDevice {
 
     fn live_resources(&self) -> usize {
         self.live.count()
+    }
+
+    fn memory_report(&self) -> MemoryReport {
+        // The core lock retires handles dropped since the last lock first, so what they held
+        // is counted as retiring, not as theirs.
+        let core = self.shared.core();
+        core.memory.report()
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

@@ -17,8 +17,8 @@ use std::sync::{Arc, Weak};
 
 use ash::vk;
 use f3d_hal::{
-    BackendId, DeviceError, LossReason, PendingReadback, ReadbackImage, TextureDescriptor, TextureRegion,
-    convert_for_readback, readback_format,
+    BackendId, DeviceError, LossReason, MemoryKind, PendingReadback, ReadbackImage, TextureDescriptor,
+    TextureRegion, convert_for_readback, readback_format,
 };
 
 use crate::alloc::{BufferPlan, create_buffer};
@@ -59,7 +59,7 @@ pub(crate) fn staging_upload(
             });
         }
     }
-    Ok(core.register(Resource::Buffer { buffer, allocation: Some(allocation) }))
+    Ok(core.register(Resource::buffer(buffer, allocation, MemoryKind::Staging)))
 }
 
 /// The buffer of the registered resource `id`.
@@ -97,7 +97,7 @@ fn readback_buffer(
         "f3d readback",
         operation,
     )?;
-    Ok((core.register(Resource::Buffer { buffer, allocation: Some(allocation) }), buffer))
+    Ok((core.register(Resource::buffer(buffer, allocation, MemoryKind::Staging)), buffer))
 }
 
 /// A staging buffer a readback waits on; released when dropped (read or not).

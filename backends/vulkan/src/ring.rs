@@ -17,6 +17,9 @@ use gpu_allocator::vulkan::Allocation;
 
 use f3d_hal::{BackendId, DeviceError, LossReason};
 
+use f3d_hal::MemoryKind;
+use f3d_hal::backend::{MemoryCharge, MemoryCounter};
+
 use crate::alloc::{BufferPlan, create_buffer};
 use crate::sync::{Core, Resource, Shared};
 
@@ -25,6 +28,8 @@ const INITIAL_CAPACITY: u64 = 256 << 10;
 /// The ring, kept in the device core.
 pub(crate) struct UniformRing {
     buffer: Option<(vk::Buffer, Allocation)>,
+    /// The buffer's bytes in the device's memory report.
+    charge: Option<MemoryCharge>,
     capacity: u64,
     head: u64,
     /// Ranges the GPU may still read: (timeline value, start, end), oldest first.
@@ -38,6 +43,7 @@ impl UniformRing {
     pub(crate) fn empty(align: u64) -> Self {
         Self {
             buffer: None,
+            charge: None,
             capacity: 0,
             head: 0,
             busy: VecDeque::new(),
@@ -99,6 +105,7 @@ impl UniformRing {
         len: u64,
         value: u64,
         max: u64,
+        memory: &MemoryCounter,
         make: impl FnOnce(u64) -> Option<(vk::Buffer, Allocation)>,
     ) -> Option<(u64, Option<Resource>)> {
         let len = len.max(1).div_ceil(self.align) * self.align;
@@ -113,8 +120,15 @@ impl UniformRing {
                     return None;
                 }
                 let fresh = make(capacity)?;
+                let charge = memory.charge(MemoryKind::UniformRings, fresh.1.size());
+                let old_charge = self.charge.replace(charge);
                 if let Some((buffer, allocation)) = self.buffer.replace(fresh) {
-                    retired = Some(Resource::Buffer { buffer, allocation: Some(allocation) });
+                    retired = Some(Resource::Buffer {
+                        buffer,
+                        allocation: Some(allocation),
+                        kind: MemoryKind::UniformRings,
+                        charge: old_charge,
+                    });
                 }
                 self.capacity = capacity;
                 self.busy.clear();
@@ -143,9 +157,13 @@ impl UniformRing {
 
     /// The buffer, for teardown.
     pub(crate) fn take(&mut self) -> Option<Resource> {
-        self.buffer
-            .take()
-            .map(|(buffer, allocation)| Resource::Buffer { buffer, allocation: Some(allocation) })
+        let charge = self.charge.take();
+        self.buffer.take().map(|(buffer, allocation)| Resource::Buffer {
+            buffer,
+            allocation: Some(allocation),
+            kind: MemoryKind::UniformRings,
+            charge,
+        })
     }
 }
 
@@ -163,7 +181,7 @@ pub(crate) fn upload(
     let value = core.pending();
     let max = shared.caps.max_buffer_size.max(u64::from(shared.caps.limits.max_uniform_buffer_range));
     let device = &shared.device;
-    let Core { ring, allocator, .. } = core;
+    let Core { ring, allocator, memory, .. } = core;
     let Some(allocator) = allocator.as_mut() else {
         return Err(DeviceError::Lost {
             operation,
@@ -172,7 +190,7 @@ pub(crate) fn upload(
         });
     };
     let mut made = 0;
-    let reserved = ring.reserve(bytes.len() as u64, value, max, |capacity| {
+    let reserved = ring.reserve(bytes.len() as u64, value, max, memory, |capacity| {
         made += 1;
         let plan = BufferPlan::upload(capacity, vk::BufferUsageFlags::UNIFORM_BUFFER);
         create_buffer(device, allocator, &plan, "f3d uniform ring", operation).ok()

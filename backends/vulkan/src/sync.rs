@@ -24,7 +24,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use ash::vk;
-use f3d_hal::{BackendId, DeviceError, LossReason};
+use f3d_hal::backend::{MemoryCharge, MemoryCounter};
+use f3d_hal::{BackendId, DeviceError, LossReason, MemoryKind};
 use gpu_allocator::vulkan::{Allocation, Allocator};
 
 use crate::instance::{Caps, Instance};
@@ -52,18 +53,65 @@ impl ObjectCounter {
     }
 }
 
-/// One registered group of Vulkan objects, destroyed together.
+/// One registered group of Vulkan objects, destroyed together. Images and buffers carry the
+/// charge of their memory in the device's report (made by [`Core::register`], moved to
+/// `retiring` when they retire, dropped when they are destroyed).
 pub(crate) enum Resource {
-    Image { image: vk::Image, views: Vec<vk::ImageView>, allocation: Option<Allocation> },
-    Buffer { buffer: vk::Buffer, allocation: Option<Allocation> },
+    Image {
+        image: vk::Image,
+        views: Vec<vk::ImageView>,
+        allocation: Option<Allocation>,
+        charge: Option<MemoryCharge>,
+    },
+    Buffer {
+        buffer: vk::Buffer,
+        allocation: Option<Allocation>,
+        kind: MemoryKind,
+        charge: Option<MemoryCharge>,
+    },
     Sampler(vk::Sampler),
     Shader(vk::ShaderModule),
-    Pipeline { pipeline: vk::Pipeline, layout: vk::PipelineLayout, set_layouts: Vec<vk::DescriptorSetLayout> },
+    Pipeline {
+        pipeline: vk::Pipeline,
+        layout: vk::PipelineLayout,
+        set_layouts: Vec<vk::DescriptorSetLayout>,
+    },
     Pools(Vec<vk::DescriptorPool>),
     Query(vk::QueryPool),
 }
 
 impl Resource {
+    /// A buffer of `kind` (its charge is made when it is registered).
+    pub(crate) fn buffer(buffer: vk::Buffer, allocation: Allocation, kind: MemoryKind) -> Self {
+        Self::Buffer { buffer, allocation: Some(allocation), kind, charge: None }
+    }
+
+    /// An image (its charge is made when it is registered).
+    pub(crate) fn image(image: vk::Image, views: Vec<vk::ImageView>, allocation: Allocation) -> Self {
+        Self::Image { image, views, allocation: Some(allocation), charge: None }
+    }
+
+    /// Charges the memory of an image or buffer to `memory`, unless it is charged already.
+    fn charge(&mut self, memory: &MemoryCounter) {
+        let (kind, allocation, charge) = match self {
+            Self::Image { allocation, charge, .. } => (MemoryKind::Textures, allocation, charge),
+            Self::Buffer { allocation, kind, charge, .. } => (*kind, allocation, charge),
+            _ => return,
+        };
+        if charge.is_none()
+            && let Some(a) = allocation
+        {
+            *charge = Some(memory.charge(kind, a.size()));
+        }
+    }
+
+    /// Its memory now counts as retiring.
+    fn start_retiring(&mut self) {
+        if let Self::Image { charge: Some(c), .. } | Self::Buffer { charge: Some(c), .. } = self {
+            c.move_to(MemoryKind::Retiring);
+        }
+    }
+
     fn objects(&self) -> usize {
         match self {
             Self::Image { views, .. } => 1 + views.len(),
@@ -86,7 +134,7 @@ impl Resource {
         // destroyed exactly once because `self` is consumed.
         unsafe {
             match self {
-                Self::Image { image, views, allocation } => {
+                Self::Image { image, views, allocation, .. } => {
                     for v in views {
                         device.destroy_image_view(v, None);
                     }
@@ -95,7 +143,7 @@ impl Resource {
                         let _ = alloc.free(a);
                     }
                 }
-                Self::Buffer { buffer, allocation } => {
+                Self::Buffer { buffer, allocation, .. } => {
                     device.destroy_buffer(buffer, None);
                     if let (Some(a), Some(alloc)) = (allocation, allocator) {
                         let _ = alloc.free(a);
@@ -160,6 +208,8 @@ pub(crate) struct Core {
     /// Upload bytes recorded into the open command buffer.
     open_bytes: u64,
     objects: ObjectCounter,
+    /// The device's memory report.
+    pub(crate) memory: MemoryCounter,
 }
 
 /// How long the GPU may make no progress at all before the device counts as lost (drivers reset
@@ -276,6 +326,7 @@ impl Shared {
             frames: VecDeque::new(),
             open_bytes: 0,
             objects: objects.clone(),
+            memory: MemoryCounter::new(),
         };
         // The command pool, the timeline semaphore and the pipeline cache.
         core.objects.add(2 + usize::from(pipeline_cache != vk::PipelineCache::null()));
@@ -389,8 +440,9 @@ impl Core {
     }
 
     /// Registers `resource` under a fresh id.
-    pub(crate) fn register(&mut self, resource: Resource) -> u64 {
+    pub(crate) fn register(&mut self, mut resource: Resource) -> u64 {
         let id = self.next_id();
+        resource.charge(&self.memory);
         self.objects.add(resource.objects());
         self.live.insert(id, resource);
         id
@@ -462,7 +514,8 @@ impl Core {
 
     fn retire(&mut self, id: u64) {
         let tag = self.pending();
-        if let Some(r) = self.live.remove(&id) {
+        if let Some(mut r) = self.live.remove(&id) {
+            r.start_retiring();
             self.deferred.push_back((tag, r));
         }
         if let Some(cache) = self.sets.remove(&id) {
@@ -472,7 +525,8 @@ impl Core {
 
     /// Retires objects that were never registered (the old uniform ring, descriptor pools of
     /// a cache being reset); they were counted by [`created`](Self::created).
-    pub(crate) fn retire_now(&mut self, resource: Resource) {
+    pub(crate) fn retire_now(&mut self, mut resource: Resource) {
+        resource.start_retiring();
         let tag = self.pending();
         self.deferred.push_back((tag, resource));
     }

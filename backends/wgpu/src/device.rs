@@ -4,14 +4,15 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use f3d_hal::backend::{self, LiveCounter, LiveToken, check_region};
+use f3d_hal::backend::{self, LiveCounter, LiveToken, MemoryCounter, check_region};
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FormatSupport,
-    FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GraphicsDevice, LossReason, OpenError,
-    PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal, PipelineRefusals, QueryKind,
-    QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
-    ShaderStage, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
+    FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GraphicsDevice, LossReason, MemoryKind,
+    MemoryReport, OpenError, PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusal,
+    PipelineRefusals, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
+    ShaderDescriptor, ShaderHandle, ShaderStage, TextureDescriptor, TextureFormat, TextureHandle,
+    TextureRegion, check_readback,
 };
 
 use crate::adapter::{self, Grant, Opened};
@@ -38,6 +39,9 @@ pub struct WgpuDevice {
     limits: DeviceLimits,
     formats: HashMap<TextureFormat, FormatSupport>,
     live: LiveCounter,
+    /// What f3d asked wgpu for, by kind (wgpu's own rounding and deferred frees are not
+    /// visible through its API, so `retiring` stays 0).
+    pub(crate) memory: MemoryCounter,
     next_id: AtomicU64,
     refusals: Mutex<PipelineRefusals>,
     pub(crate) ring: Mutex<UniformRing>,
@@ -93,7 +97,8 @@ impl WgpuDevice {
             driver: format!("{:?} {} {}", wi.backend, wi.driver, wi.driver_info).trim().to_owned(),
             cpu: wi.device_type == wgpu::DeviceType::Cpu,
         };
-        let ring = UniformRing::new(&device, grant.limits.min_uniform_buffer_offset_alignment);
+        let memory = MemoryCounter::new();
+        let ring = UniformRing::new(&device, grant.limits.min_uniform_buffer_offset_alignment, &memory);
         Self {
             owner: DeviceOwner::new(BackendId::WGPU, label),
             instance,
@@ -106,6 +111,7 @@ impl WgpuDevice {
             limits,
             formats,
             live: LiveCounter::new(),
+            memory,
             next_id: AtomicU64::new(1),
             refusals: Mutex::new(Vec::new()),
             ring: Mutex::new(ring),
@@ -313,7 +319,8 @@ impl GraphicsDevice for WgpuDevice {
         backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::WGPU)?;
         let wdesc = texture_descriptor(desc, self.support(desc.format), self.allowed_usages(desc.format))?;
         let texture = self.scoped(OP, desc.total_bytes(), || self.device.create_texture(&wdesc))?;
-        let payload = WgpuTexture::new(self.next_id(), texture, desc, self.live_token());
+        let memory = self.memory.charge(MemoryKind::Textures, desc.total_bytes());
+        let payload = WgpuTexture::new(self.next_id(), texture, desc, self.live_token(), memory);
         Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
     }
 
@@ -368,7 +375,12 @@ impl GraphicsDevice for WgpuDevice {
             }
             buffer
         })?;
-        let payload = WgpuGeometry { id: self.next_id(), buffer, _live: self.live_token() };
+        let payload = WgpuGeometry {
+            id: self.next_id(),
+            buffer,
+            _live: self.live_token(),
+            _memory: self.memory.charge(MemoryKind::Geometry, size),
+        };
         Ok(backend::wrap_geometry(&self.owner, desc.clone(), payload))
     }
 
@@ -489,6 +501,10 @@ impl GraphicsDevice for WgpuDevice {
 
     fn live_resources(&self) -> usize {
         self.live.count()
+    }
+
+    fn memory_report(&self) -> MemoryReport {
+        self.memory.report()
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

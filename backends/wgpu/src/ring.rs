@@ -9,9 +9,15 @@
 //! after the ring wraps never changes under work that still reads it. A pass larger than the
 //! ring grows it (a new buffer, a new generation; bind groups are keyed by generation).
 
+use f3d_hal::MemoryKind;
+use f3d_hal::backend::{MemoryCharge, MemoryCounter};
+
 /// The ring, held by the device behind a mutex from reserve to submit.
 pub(crate) struct UniformRing {
     buffer: wgpu::Buffer,
+    /// The buffer's bytes in the device's memory report.
+    memory: MemoryCharge,
+    counter: MemoryCounter,
     capacity: u64,
     cursor: u64,
     generation: u64,
@@ -31,9 +37,11 @@ fn make(device: &wgpu::Device, capacity: u64) -> wgpu::Buffer {
 
 impl UniformRing {
     /// An empty ring whose ranges start at multiples of `align`.
-    pub(crate) fn new(device: &wgpu::Device, align: u32) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, align: u32, counter: &MemoryCounter) -> Self {
         Self {
             buffer: make(device, INITIAL_CAPACITY),
+            memory: counter.charge(MemoryKind::UniformRings, INITIAL_CAPACITY),
+            counter: counter.clone(),
             capacity: INITIAL_CAPACITY,
             cursor: 0,
             generation: 0,
@@ -69,6 +77,7 @@ impl UniformRing {
                 return None;
             }
             self.buffer = make(device, capacity);
+            self.memory = self.counter.charge(MemoryKind::UniformRings, capacity);
             self.capacity = capacity;
             self.generation += 1;
             self.cursor = 0;

@@ -10,7 +10,7 @@ use f3d_hal::{
 
 use crate::adapter::{Grant, format_features};
 use crate::conv;
-use f3d_hal::backend::LiveToken;
+use f3d_hal::backend::{LiveToken, MemoryCharge};
 
 /// A texture: the wgpu texture, the view shaders sample, and attachment views made on demand.
 pub(crate) struct WgpuTexture {
@@ -23,10 +23,17 @@ pub(crate) struct WgpuTexture {
     /// Views of one level: `(mip level, first layer, layers)` → view.
     attachment_views: Mutex<HashMap<(u32, u32, u32), wgpu::TextureView>>,
     pub(crate) _live: LiveToken,
+    pub(crate) _memory: MemoryCharge,
 }
 
 impl WgpuTexture {
-    pub(crate) fn new(id: u64, texture: wgpu::Texture, desc: &TextureDescriptor, live: LiveToken) -> Self {
+    pub(crate) fn new(
+        id: u64,
+        texture: wgpu::Texture,
+        desc: &TextureDescriptor,
+        live: LiveToken,
+        memory: MemoryCharge,
+    ) -> Self {
         let sampled = texture.usage().contains(wgpu::TextureUsages::TEXTURE_BINDING);
         let sampled_view = (sampled && desc.sample_count == 1).then(|| {
             texture.create_view(&wgpu::TextureViewDescriptor {
@@ -40,7 +47,14 @@ impl WgpuTexture {
                 ..Default::default()
             })
         });
-        Self { id, texture, sampled_view, attachment_views: Mutex::new(HashMap::new()), _live: live }
+        Self {
+            id,
+            texture,
+            sampled_view,
+            attachment_views: Mutex::new(HashMap::new()),
+            _live: live,
+            _memory: memory,
+        }
     }
 
     /// The view of level `mip` and `layers` layers from `layer` that a pass draws into: 2D for
@@ -74,6 +88,7 @@ pub(crate) struct WgpuGeometry {
     pub(crate) id: u64,
     pub(crate) buffer: wgpu::Buffer,
     pub(crate) _live: LiveToken,
+    pub(crate) _memory: MemoryCharge,
 }
 
 /// A sampler.

@@ -17,6 +17,7 @@ pub(crate) fn checks() -> Vec<Check> {
     let o = |name, f| Check { tier: Tier::Lifecycle, name, run: CheckFn::Owned(f) };
     vec![
         d("handles_release_on_drop", handles_release_on_drop),
+        d("memory_report_follows_resources", memory_report_follows_resources),
         o("foreign_handles_refused", foreign_handles_refused),
         d("use_after_loss_refused", use_after_loss_refused),
         d("loss_reported_once", loss_reported_once),
@@ -52,6 +53,82 @@ fn handles_release_on_drop(device: &dyn GraphicsDevice) -> CheckResult {
     ensure!(
         after == before,
         "{after} live resources after every handle dropped, {before} before: something leaked"
+    );
+    Ok(())
+}
+
+/// The memory report rises by at least a resource's bytes when it is made, not by absurdly
+/// more, and goes back when its handle drops: textures and geometry to exactly where they
+/// were, anything retiring given back once the device has finished its work (a readback waits
+/// for it, a new frame collects). The expectations are the descriptors' own sizes, computed
+/// here, not the backend's figures.
+fn memory_report_follows_resources(device: &dyn GraphicsDevice) -> CheckResult {
+    // A probe to wait on, made before the first report so it is part of the baseline.
+    let probe = rgba8(device, 1, 1)?;
+    clear(device, &probe, Color::BLACK)?;
+    read(device, &probe)?;
+    device.begin_frame().ctx("begin_frame")?;
+    let before = device.memory_report();
+    let (w, h) = (64u32, 32u32);
+    let texture_bytes = u64::from(w * h * 4);
+    let geometry_bytes = 4096u64;
+    {
+        let t = rgba8(device, w, h)?;
+        device
+            .write_texture(&t, TextureRegion::rect(0, 0, w, h), &vec![7u8; texture_bytes as usize])
+            .ctx("write_texture")?;
+        let g = device
+            .create_geometry(
+                &GeometryDescriptor::new("g", geometry_bytes),
+                Some(&vec![1u8; geometry_bytes as usize]),
+            )
+            .ctx("create_geometry")?;
+        let during = device.memory_report();
+        // Allocators round up (alignment, pages); four times the size plus 64 KiB would
+        // be a different resource, not rounding.
+        let bounded = |what: &str, now: u64, was: u64, size: u64| -> CheckResult {
+            ensure!(
+                now >= was + size,
+                "{what}: {now} bytes with a {size}-byte resource alive, {was} before: it is not counted"
+            );
+            ensure!(
+                now <= was + 4 * size + (64 << 10),
+                "{what}: {now} bytes with a {size}-byte resource alive, {was} before: far more than it holds"
+            );
+            Ok(())
+        };
+        bounded("textures", during.textures, before.textures, texture_bytes)?;
+        bounded("geometry", during.geometry, before.geometry, geometry_bytes)?;
+        ensure!(
+            during.total() >= before.total() + texture_bytes + geometry_bytes,
+            "the total does not add up"
+        );
+        drop((t, g));
+    }
+    let dropped = device.memory_report();
+    ensure!(
+        dropped.textures == before.textures && dropped.geometry == before.geometry,
+        "after the handles dropped: textures {} (was {}), geometry {} (was {})",
+        dropped.textures,
+        before.textures,
+        dropped.geometry,
+        before.geometry
+    );
+    // Wait for the device, then let a frame collect what finished.
+    read(device, &probe)?;
+    device.begin_frame().ctx("begin_frame")?;
+    let settled = device.memory_report();
+    ensure!(
+        settled.retiring <= before.retiring,
+        "{} bytes still retiring after the device finished its work ({} before)",
+        settled.retiring,
+        before.retiring
+    );
+    ensure!(
+        settled.total() <= before.total() + (64 << 10),
+        "{} bytes held after everything was dropped and finished, {} before: something leaked ({settled})",
+        settled.total(),
+        before.total()
     );
     Ok(())
 }

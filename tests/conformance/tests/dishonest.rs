@@ -250,6 +250,9 @@ impl GraphicsDevice for Dishonest {
     fn live_resources(&self) -> usize {
         self.inner.live_resources()
     }
+    fn memory_report(&self) -> f3d_hal::MemoryReport {
+        self.inner.memory_report()
+    }
     fn pipeline_refusals(&self) -> PipelineRefusals {
         if self.lie == Lie::DrawsRefusedPipelines {
             let names = self.pipelines.lock().unwrap();
@@ -369,7 +372,7 @@ fn tier_sizes_are_held() {
     let count = |t| all_checks().iter().filter(|c| c.tier == t).count();
     assert_eq!(count(Tier::Core), 13);
     assert_eq!(count(Tier::Capabilities), DeviceFeature::ALL.len());
-    assert_eq!(count(Tier::Lifecycle), 7);
+    assert_eq!(count(Tier::Lifecycle), 8);
     assert_eq!(count(Tier::Shader), 47);
     assert!(count(Tier::Shader) >= 40, "the shader tier keeps at least 40 checks");
     let mut names: Vec<String> = all_checks().iter().map(|c| c.full_name()).collect();
