@@ -154,6 +154,7 @@ fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>,
                 stats.frames_rendered,
                 stats.last_frame_time.as_secs_f64() * 1e3
             );
+            println!("device memory: {}", stats.memory);
         }
     }
 }

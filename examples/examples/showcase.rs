@@ -1,6 +1,6 @@
 //! The showcase: `cargo run --release --example showcase [-- --backend soft --size 1280x720
-//! --out showcase.png --frames 1]`. Writes the last frame to a PNG and prints the backend,
-//! the adapter and the frame time.
+//! --out showcase.png --frames 1 --verbose]`. Writes the last frame to a PNG and prints the
+//! backend, the adapter and the frame time (`--verbose`: and the device's memory by kind).
 
 use std::path::PathBuf;
 
@@ -13,11 +13,19 @@ struct Args {
     out: PathBuf,
     frames: u32,
     pipelined: bool,
+    verbose: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args =
-        Args { backend: None, size: (1280, 720), out: "showcase.png".into(), frames: 1, pipelined: false };
+        Args {
+            backend: None,
+            size: (1280, 720),
+            out: "showcase.png".into(),
+            frames: 1,
+            pipelined: false,
+            verbose: false,
+        };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -38,8 +46,11 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or_else(|| format!("--frames {v}: expected a count"))?;
             }
             "--pipelined" => args.pipelined = true,
+            "--verbose" | "-v" => args.verbose = true,
             "-h" | "--help" => {
-                println!("showcase [--backend NAME] [--size WxH] [--out FILE] [--frames N] [--pipelined]");
+                println!(
+                    "showcase [--backend NAME] [--size WxH] [--out FILE] [--frames N] [--pipelined] [--verbose]"
+                );
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -49,7 +60,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 #[derive(Resource)]
-struct Out(PathBuf, u32);
+struct Out(PathBuf, u32, bool);
 
 fn screenshot_last_frame(mut commands: Commands, out: Res<Out>, mut frame: Local<u32>) {
     *frame += 1;
@@ -58,7 +69,7 @@ fn screenshot_last_frame(mut commands: Commands, out: Res<Out>, mut frame: Local
     }
 }
 
-fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>) {
+fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>, out: Res<Out>) {
     for shot in shots.read() {
         if let Some(path) = &shot.path {
             println!("wrote {} ({}x{})", path.display(), shot.width, shot.height);
@@ -70,6 +81,10 @@ fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>)
             stats.total_frame_time.as_secs_f64() * 1e3 / frames as f64,
             stats.frames_rendered
         );
+        if out.2 {
+            println!("device memory: {}", stats.memory);
+            println!("device memory, peak total: {:.2} MB", stats.peak_memory as f64 / 1e6);
+        }
     }
 }
 
@@ -94,7 +109,7 @@ fn main() -> std::process::ExitCode {
         ..Default::default()
     })
     .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
-    .insert_resource(Out(args.out.clone(), args.frames))
+    .insert_resource(Out(args.out.clone(), args.frames, args.verbose))
     .add_systems(Startup, f3d_examples::showcase)
     .add_systems(Update, (screenshot_last_frame, report));
     app.finish();

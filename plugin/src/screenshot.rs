@@ -119,6 +119,8 @@ pub enum RenderReport {
         frame: u64,
         /// CPU time of the render world's frame (extract to readback).
         execute_time: Duration,
+        /// The device's memory after the frame.
+        memory: f3d_hal::MemoryReport,
     },
 }
 
@@ -148,6 +150,10 @@ pub struct RenderStats {
     pub total_frame_time: Duration,
     /// Screenshots requested and not yet reported.
     pub pending_screenshots: u32,
+    /// The device's memory by kind after the last finished frame.
+    pub memory: f3d_hal::MemoryReport,
+    /// The largest total of [`memory`](Self::memory) seen so far.
+    pub peak_memory: u64,
 }
 
 /// Counts screenshot requests so a headless app does not exit before they are written.
@@ -173,8 +179,10 @@ pub(crate) fn receive_render_reports(
                 stats.pending_screenshots = stats.pending_screenshots.saturating_sub(1);
                 shots.write(shot);
             }
-            RenderReport::FrameDone { frame, execute_time } => {
+            RenderReport::FrameDone { frame, execute_time, memory } => {
                 stats.frames_rendered += 1;
+                stats.peak_memory = stats.peak_memory.max(memory.total());
+                stats.memory = memory;
                 stats.last_frame = Some(frame);
                 stats.last_frame_time = execute_time;
                 stats.total_frame_time += execute_time;

@@ -173,6 +173,10 @@ pub fn execute_frame_graph(
         for shot in captured {
             let _ = reports.sender.send(RenderReport::Screenshot(shot));
         }
-        let _ = reports.sender.send(RenderReport::FrameDone { frame: frame.frame, execute_time: cpu_time });
+        let _ = reports.sender.send(RenderReport::FrameDone {
+            frame: frame.frame,
+            execute_time: cpu_time,
+            memory: device.memory_report(),
+        });
     }
 }
