@@ -17,15 +17,14 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args =
-        Args {
-            backend: None,
-            size: (1280, 720),
-            out: "showcase.png".into(),
-            frames: 1,
-            pipelined: false,
-            verbose: false,
-        };
+    let mut args = Args {
+        backend: None,
+        size: (1280, 720),
+        out: "showcase.png".into(),
+        frames: 1,
+        pipelined: false,
+        verbose: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));

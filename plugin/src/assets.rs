@@ -173,6 +173,16 @@ impl<T: Send + Sync + 'static> Assets<T> {
         })
     }
 
+    /// Queues every stored asset as changed: the render world takes them all again (after it
+    /// replaced a lost device).
+    pub(crate) fn mark_all_changed(&mut self) {
+        for index in 0..self.slots.len() as u32 {
+            if self.slots[index as usize].value.is_some() {
+                self.queue(index);
+            }
+        }
+    }
+
     fn queue(&mut self, index: u32) {
         let slot = &mut self.slots[index as usize];
         if !slot.queued {

@@ -26,6 +26,7 @@ use crate::render::instances::RenderInstances;
 use crate::render::prepare::{
     self, PipelineCache, RenderImages, RenderMaterials, RenderMeshes, ViewResources,
 };
+use crate::render::recovery::{self, DeviceLost, DeviceRecovered, RenderDeviceRequest};
 use crate::render::{ExtractSchedule, Render, RenderApp, RenderSystems, new_render_app, pipelined};
 use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
 use crate::window::WindowSettings;
@@ -214,19 +215,24 @@ fn register_default_backends(registry: &mut DeviceRegistry) -> Vec<f3d_hal::Regi
     r
 }
 
-/// Opens a device from `registry` for `plugin`'s settings (`F3D_BACKEND`/`F3D_VALIDATION`
-/// apply).
-pub fn open_device(
-    registry: &DeviceRegistry,
-    plugin: &F3dRenderPlugin,
-) -> Result<Arc<dyn GraphicsDevice>, f3d_hal::OpenError> {
+/// The device request for `plugin`'s settings (`F3D_BACKEND`/`F3D_VALIDATION` applied).
+pub fn device_request(plugin: &F3dRenderPlugin) -> DeviceRequest {
     let mut request = DeviceRequest::new(plugin.size.0, plugin.size.1);
     request.validation = plugin.validation;
     request.label = "f3d".into();
     if let BackendChoice::Named(b) = &plugin.backend {
         request.backend = Some(b.clone());
     }
-    registry.open(&request.with_process_env())
+    request.with_process_env()
+}
+
+/// Opens a device from `registry` for `plugin`'s settings (`F3D_BACKEND`/`F3D_VALIDATION`
+/// apply).
+pub fn open_device(
+    registry: &DeviceRegistry,
+    plugin: &F3dRenderPlugin,
+) -> Result<Arc<dyn GraphicsDevice>, f3d_hal::OpenError> {
+    registry.open(&device_request(plugin))
 }
 
 /// A resource holding the registry the plugin opens from; apps may insert their own (with
@@ -253,6 +259,9 @@ impl Plugin for F3dRenderPlugin {
             .init_resource::<InstanceChanges>()
             .init_resource::<RenderStats>()
             .add_message::<ScreenshotCaptured>()
+            .add_message::<DeviceLost>()
+            .add_message::<DeviceRecovered>()
+            .insert_resource(RenderDeviceRequest(device_request(self)))
             .add_message::<MaterialEvent>()
             .insert_resource(RenderSettings {
                 size: (self.size.0.max(1), self.size.1.max(1)),
@@ -355,6 +364,7 @@ impl F3dRenderPlugin {
         render.add_systems(
             ExtractSchedule,
             (
+                recovery::recover_lost_device,
                 extract::extract_frame,
                 extract::extract_camera,
                 extract::extract_lights,

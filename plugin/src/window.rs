@@ -223,6 +223,7 @@ mod windowed {
             self.plugin.start_render_world(app, hal, |render: &mut SubApp| {
                 render
                     .insert_resource(RenderWindow { device, presenter })
+                    .insert_resource(crate::render::recovery::NoDeviceRecovery)
                     .init_resource::<FrameOutput>()
                     .add_systems(
                         Render,

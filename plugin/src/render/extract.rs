@@ -43,6 +43,13 @@ pub struct InstanceChanges {
     touched: Vec<Entity>,
 }
 
+impl InstanceChanges {
+    /// Lists `entities` for extraction (all of them read again, as after a device loss).
+    pub(crate) fn touch_all(&mut self, entities: impl IntoIterator<Item = Entity>) {
+        self.touched.extend(entities);
+    }
+}
+
 /// The hook on every instance component: lists the entity for extraction.
 pub(crate) fn touch_instance(mut world: DeferredWorld<'_>, ctx: HookContext) {
     if let Some(mut changes) = world.get_resource_mut::<InstanceChanges>() {

@@ -147,9 +147,6 @@ pub fn execute_frame_graph(
             } else if let Err(e) = compiled.execute(device, &mut pool.0) {
                 errors.report(format!("frame: {e}"));
             }
-            if let Some(loss) = device.take_loss_report() {
-                errors.report(format!("the device was lost: {loss}"));
-            }
         }
         output = Some(view.output_texture);
     }

@@ -18,6 +18,7 @@ pub mod graph;
 pub(crate) mod instances;
 pub(crate) mod pipelined;
 pub mod prepare;
+pub mod recovery;
 
 use bevy_app::{AppLabel, SubApp};
 use bevy_ecs::prelude::*;

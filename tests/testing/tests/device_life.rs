@@ -1,0 +1,309 @@
+//! A device's life under the plugin, on every backend (null, soft, wgpu, vulkan; a backend
+//! that does not open here is skipped with a note unless `F3D_REQUIRE_BACKENDS` names it):
+//!
+//! * **Recovery**: a loss simulated mid-run; the plugin reports `DeviceLost`, opens a new
+//!   device through the registry, rebuilds the render world from the main world and reports
+//!   `DeviceRecovered`; a frame drawn after the loss equals one drawn before (the golden
+//!   tolerance), inline and pipelined.
+//! * **No leak**: 1,000 frames that each make a mesh, an image and a material, draw them, and
+//!   drop the previous frame's; the device's memory and live resources end where they were
+//!   after the first frames.
+
+use std::sync::{Arc, Mutex};
+
+use f3d::f3d_hal::{BackendId, DeviceRequest, GraphicsDevice};
+use f3d::plugin::default_registry;
+use f3d::prelude::*;
+use f3d::render::recovery::{DeviceLost, DeviceRecovered};
+use f3d_testing::{Frame, Tolerance, compare};
+
+const BACKENDS: [&str; 4] = ["null", "soft", "wgpu", "vulkan"];
+
+/// Whether `backend` opens here; a required backend that does not open fails the test.
+fn opens(backend: &str) -> bool {
+    let request =
+        DeviceRequest { backend: Some(BackendId::from_name(backend)), ..DeviceRequest::new(64, 64) };
+    match default_registry().open(&request) {
+        Ok(_) => true,
+        Err(e) => {
+            let required = std::env::var("F3D_REQUIRE_BACKENDS")
+                .is_ok_and(|list| list.split(',').any(|b| b.trim() == backend));
+            assert!(!required, "{backend} is required (F3D_REQUIRE_BACKENDS) but did not open: {e}");
+            eprintln!("skipped on {backend}: {e}");
+            false
+        }
+    }
+}
+
+fn app(backend: &str, size: (u32, u32), pipelined: bool) -> App {
+    let mut app = App::new();
+    app.add_plugins(F3dRenderPlugin {
+        backend: BackendChoice::Named(BackendId::from_name(backend)),
+        size,
+        pipelined,
+        fixed_time_step: Some(1.0 / 60.0),
+        ..Default::default()
+    });
+    app
+}
+
+#[derive(Resource, Clone, Default)]
+struct Seen {
+    shots: Arc<Mutex<Vec<(u64, Result<Frame, String>)>>>,
+    lost: Arc<Mutex<Vec<DeviceLost>>>,
+    recovered: Arc<Mutex<Vec<DeviceRecovered>>>,
+}
+
+/// Frame at which the first picture is taken, the loss is simulated (pipelined one frame
+/// later: frame 2 is still being drawn on the render thread while the main world runs frame
+/// 3, and a loss then would fail that screenshot, answered with the error), the second picture
+/// is taken.
+const BEFORE: u32 = 2;
+const LOSE: u32 = 3;
+const AFTER: u32 = 6;
+
+fn recovery(backend: &str, pipelined: bool) {
+    if !opens(backend) {
+        return;
+    }
+    let seen = Seen::default();
+    let lose = if pipelined { LOSE + 1 } else { LOSE };
+    let mut app = app(backend, (160, 90), pipelined);
+    app.insert_resource(seen.clone())
+        .add_systems(Startup, f3d_examples::scenes::shadows)
+        .add_systems(Update, move |world: &mut World| {
+            let frame = {
+                let mut n = world.resource_mut::<FrameCount>();
+                n.0 += 1;
+                n.0
+            };
+            if frame == BEFORE || frame == AFTER {
+                world.spawn(Screenshot::pixels());
+            }
+            if frame == lose {
+                world.resource::<RenderDevice>().simulate_loss("the device-life test");
+            }
+        })
+        .add_systems(
+            Update,
+            |mut shots: MessageReader<ScreenshotCaptured>,
+             mut lost: MessageReader<DeviceLost>,
+             mut recovered: MessageReader<DeviceRecovered>,
+             seen: Res<Seen>| {
+                for s in shots.read() {
+                    let frame = match &s.error {
+                        Some(e) => Err(e.clone()),
+                        None => Ok(Frame { width: s.width, height: s.height, pixels: s.pixels.to_vec() }),
+                    };
+                    seen.shots.lock().unwrap().push((s.frame, frame));
+                }
+                seen.lost.lock().unwrap().extend(lost.read().cloned());
+                seen.recovered.lock().unwrap().extend(recovered.read().cloned());
+            },
+        )
+        .init_resource::<FrameCount>();
+    app.finish();
+    app.cleanup();
+    let first = app.world().resource::<RenderDevice>().0.clone();
+    for _ in 0..AFTER + 4 {
+        app.update();
+    }
+    let mode = if pipelined { "pipelined" } else { "inline" };
+    let shots = seen.shots.lock().unwrap().clone();
+    assert_eq!(shots.len(), 2, "{backend} {mode}: both screenshots answered: {shots:?}");
+    let before = shots[0].1.clone().unwrap_or_else(|e| panic!("{backend} {mode}: before the loss: {e}"));
+    let after = shots[1].1.clone().unwrap_or_else(|e| panic!("{backend} {mode}: after the loss: {e}"));
+    let lost = seen.lost.lock().unwrap().clone();
+    assert_eq!(lost.len(), 1, "{backend} {mode}: one DeviceLost: {lost:?}");
+    assert!(lost[0].reason.contains("device-life test"), "{backend} {mode}: {lost:?}");
+    let recovered = seen.recovered.lock().unwrap().clone();
+    assert_eq!(recovered.len(), 1, "{backend} {mode}: one DeviceRecovered: {recovered:?}");
+    assert_eq!(recovered[0].backend, BackendId::from_name(backend));
+    let now = app.world().resource::<RenderDevice>().0.clone();
+    assert!(!Arc::ptr_eq(&first, &now), "{backend} {mode}: the main world still holds the lost device");
+    let stats = app.world().resource::<RenderStats>();
+    assert!(stats.frames_rendered >= u64::from(AFTER), "{backend} {mode}: frames stopped: {stats:?}");
+    // The same scene on the same clock: equal within the goldens' tolerance.
+    let cmp = compare(&after, &before, Tolerance::default()).unwrap();
+    let allowed = (Tolerance::default().max_mismatch * f64::from(before.width * before.height)) as usize;
+    assert!(
+        cmp.mismatched <= allowed,
+        "{backend} {mode}: {} pixels differ after recovery (largest difference {})",
+        cmp.mismatched,
+        cmp.max_difference
+    );
+    // And the picture is a picture (the shadows scene is not one flat colour), except on null,
+    // which draws nothing.
+    if backend != "null" {
+        let distinct: std::collections::HashSet<&[u8]> = after.pixels.chunks(4).collect();
+        assert!(distinct.len() > 50, "{backend} {mode}: the frame after recovery is nearly flat");
+    }
+}
+
+#[derive(Resource, Default)]
+struct FrameCount(u32);
+
+#[test]
+fn recovers_from_a_loss_on_every_backend() {
+    for backend in BACKENDS {
+        recovery(backend, false);
+    }
+}
+
+#[test]
+fn recovers_from_a_loss_pipelined() {
+    for backend in ["soft", "vulkan"] {
+        recovery(backend, true);
+    }
+}
+
+/// When no device can replace the lost one, the app exits with an error instead of skipping
+/// frames: the registry here opens the first device and refuses every later one.
+#[test]
+fn exits_when_no_device_replaces_a_lost_one() {
+    let opened = Arc::new(Mutex::new(0));
+    let mut registry = f3d::f3d_hal::DeviceRegistry::new();
+    let count = opened.clone();
+    let _ = registry.add_backend(BackendId::SOFT, move |_| {
+        let mut n = count.lock().unwrap();
+        *n += 1;
+        if *n == 1 {
+            Ok(Arc::new(f3d::f3d_hal::ValidatingDevice::new(Arc::new(f3d_backend_soft::SoftDevice::new(
+                "first",
+            )))) as Arc<dyn GraphicsDevice>)
+        } else {
+            Err(f3d::f3d_hal::OpenError::DeviceUnavailable {
+                backend: BackendId::SOFT,
+                reason: "the test allows one device".into(),
+            })
+        }
+    });
+    let mut app = App::new();
+    app.insert_resource(f3d::plugin::RenderRegistry(registry)).add_plugins(F3dRenderPlugin {
+        backend: BackendChoice::Named(BackendId::SOFT),
+        size: (64, 64),
+        ..Default::default()
+    });
+    app.add_systems(Update, |world: &mut World, mut frame: Local<u32>| {
+        *frame += 1;
+        if *frame == 2 {
+            world.resource::<RenderDevice>().simulate_loss("for good");
+        }
+    });
+    app.finish();
+    app.cleanup();
+    let mut exit = None;
+    for _ in 0..10 {
+        app.update();
+        if let Some(e) = app.should_exit() {
+            exit = Some(e);
+            break;
+        }
+    }
+    assert_eq!(*opened.lock().unwrap(), 2, "the plugin tried to reopen once");
+    assert!(matches!(exit, Some(AppExit::Error(_))), "the app should exit with an error, got {exit:?}");
+}
+
+/// 1,000 frames of making and dropping a mesh, an image and a material (and the entity
+/// drawing them): the device ends where it was after the first frames.
+fn no_leak(backend: &str) {
+    if !opens(backend) {
+        return;
+    }
+    const WARM_UP: u32 = 50;
+    const FRAMES: u32 = 1_000;
+    let mut app = app(backend, (64, 64), false);
+    app.add_systems(Startup, |mut commands: Commands| {
+        commands
+            .spawn((Camera3d::default(), Transform::from_xyz(0.0, 0.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y)));
+        commands.spawn((
+            DirectionalLight::default(),
+            Transform::from_xyz(1.0, 2.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
+        ));
+    })
+    .add_systems(Update, churn);
+    app.finish();
+    app.cleanup();
+    for _ in 0..WARM_UP {
+        app.update();
+    }
+    let device = app.world().resource::<RenderDevice>().0.clone();
+    let start = (app.world().resource::<RenderStats>().memory, device.live_resources());
+    for _ in 0..FRAMES {
+        app.update();
+    }
+    let end = (app.world().resource::<RenderStats>().memory, device.live_resources());
+    let frames = app.world().resource::<RenderStats>().frames_rendered;
+    assert!(frames >= u64::from(WARM_UP + FRAMES - 2), "{backend}: only {frames} frames drawn");
+    // One mesh, one image and one material alive at both ends; what retires in between may
+    // differ by what one frame drops (a 4 KiB image, a mesh, a slot buffer): the slack.
+    const SLACK: u64 = 64 << 10;
+    let (a, b) = (start.0, end.0);
+    assert_eq!(b.textures, a.textures, "{backend}: textures {} after, {} before", b.textures, a.textures);
+    assert!(
+        b.geometry <= a.geometry + SLACK,
+        "{backend}: geometry {} after {FRAMES} frames, {} before",
+        b.geometry,
+        a.geometry
+    );
+    assert!(
+        b.total() <= a.total() + SLACK,
+        "{backend}: {} bytes after {FRAMES} frames, {} before ({b} / {a})",
+        b.total(),
+        a.total()
+    );
+    assert!(
+        end.1 <= start.1 + 4,
+        "{backend}: {} live resources after {FRAMES} frames, {} before",
+        end.1,
+        start.1
+    );
+}
+
+#[derive(Default)]
+struct Churned {
+    entity: Option<Entity>,
+    mesh: Option<Handle<Mesh>>,
+    image: Option<Handle<Image>>,
+    material: Option<Handle<Material>>,
+    frame: u32,
+}
+
+fn churn(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut images: ResMut<Assets<Image>>,
+    mut materials: ResMut<Assets<Material>>,
+    mut state: Local<Churned>,
+) {
+    if let Some(e) = state.entity.take() {
+        commands.entity(e).despawn();
+    }
+    if let Some(h) = state.mesh.take() {
+        meshes.remove(h);
+    }
+    if let Some(h) = state.image.take() {
+        images.remove(h);
+    }
+    if let Some(h) = state.material.take() {
+        materials.remove(h);
+    }
+    state.frame += 1;
+    let shade = (state.frame % 200) as u8;
+    let mesh =
+        meshes.add(if state.frame % 2 == 0 { shapes::cube(1.0) } else { shapes::uv_sphere(0.6, 12, 6) });
+    let image = images.add(Image::checker(32, 4, [255, shade, 0, 255], [0, 0, 255 - shade, 255]));
+    let material = materials.add(
+        StandardMaterial { base_color_texture: Some(image), roughness: 0.4, ..StandardMaterial::default() }
+            .into(),
+    );
+    state.entity = Some(commands.spawn((Mesh3d(mesh), MeshMaterial(material), Transform::default())).id());
+    (state.mesh, state.image, state.material) = (Some(mesh), Some(image), Some(material));
+}
+
+#[test]
+fn a_thousand_frames_of_churn_leak_nothing() {
+    for backend in BACKENDS {
+        no_leak(backend);
+    }
+}
