@@ -261,7 +261,7 @@ impl Plugin for F3dRenderPlugin {
             .add_message::<ScreenshotCaptured>()
             .add_message::<DeviceLost>()
             .add_message::<DeviceRecovered>()
-            .insert_resource(RenderDeviceRequest(device_request(self)))
+            .insert_resource(RenderDeviceRequest(self.logged_device_request()))
             .add_message::<MaterialEvent>()
             .insert_resource(RenderSettings {
                 size: (self.size.0.max(1), self.size.1.max(1)),
@@ -307,6 +307,15 @@ impl Plugin for F3dRenderPlugin {
 }
 
 impl F3dRenderPlugin {
+    /// [`device_request`], with what was wrong in the environment said once.
+    fn logged_device_request(&self) -> DeviceRequest {
+        let request = device_request(self);
+        for e in &request.env_errors {
+            eprintln!("f3d: {e}; the default stays");
+        }
+        request
+    }
+
     /// Inserts `device` as [`RenderDevice`] and builds the render sub-app around it;
     /// `extend` adds to the render app before it is inserted (and moved to its thread when
     /// pipelined). Reports and requests exit when the render world cannot start.

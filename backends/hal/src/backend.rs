@@ -20,6 +20,7 @@ use crate::{
 pub use crate::host::HostPlanes;
 pub use crate::memory::{MemoryCharge, MemoryCounter};
 pub use crate::readback::check_region;
+pub use crate::watchdog::Watchdog;
 
 /// Wraps a texture the device created.
 pub fn wrap_texture(

@@ -95,6 +95,7 @@ mod registry;
 mod shader;
 mod texture;
 mod validation;
+mod watchdog;
 
 pub use device::{
     AdapterInfo, ComputePipelineDescriptor, DepthRange, FramebufferOrigin, GraphicsDevice, PipelineRefusal,
@@ -137,6 +138,7 @@ pub use texture::{
     TextureRegion, TextureUsages,
 };
 pub use validation::{ValidatingDevice, ValidationError};
+pub use watchdog::{DEFAULT_GPU_TIMEOUT, parse_gpu_timeout};
 
 /// Re-exported so backends and tools name the same naga.
 pub use naga;

@@ -81,6 +81,14 @@ pub struct DeviceRequest {
     pub label: String,
     /// Only this backend may open (what `F3D_BACKEND` sets).
     pub backend: Option<BackendId>,
+    /// How long a GPU backend waits with no progress at all (no submission finishing, no CPU
+    /// time spent by a software driver) before it counts the device as lost; `None` waits for
+    /// ever. Default [`DEFAULT_GPU_TIMEOUT`](crate::DEFAULT_GPU_TIMEOUT), which says why;
+    /// `F3D_GPU_TIMEOUT_S` sets it (seconds, 0 for never).
+    pub gpu_timeout: Option<std::time::Duration>,
+    /// Problems with the environment variables read by [`with_env`](Self::with_env), for the
+    /// opener to report (a request cannot log).
+    pub env_errors: Vec<String>,
 }
 
 impl DeviceRequest {
@@ -95,11 +103,14 @@ impl DeviceRequest {
             validation: false,
             label: "f3d".into(),
             backend: None,
+            gpu_timeout: Some(crate::DEFAULT_GPU_TIMEOUT),
+            env_errors: Vec::new(),
         }
     }
 
-    /// The same request with `F3D_BACKEND` and `F3D_VALIDATION` applied from `env` (a
-    /// variable reader, so tests need not touch the process environment).
+    /// The same request with `F3D_BACKEND`, `F3D_VALIDATION` and `F3D_GPU_TIMEOUT_S` applied
+    /// from `env` (a variable reader, so tests need not touch the process environment). A
+    /// value that does not parse leaves the default and is noted in `env_errors`.
     pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
         if let Some(name) = env("F3D_BACKEND").filter(|n| !n.trim().is_empty()) {
             self.backend = Some(BackendId::from_name(&name));
@@ -107,10 +118,17 @@ impl DeviceRequest {
         if let Some(v) = env("F3D_VALIDATION") {
             self.validation = matches!(v.trim(), "1" | "true" | "yes" | "on");
         }
+        if let Some(v) = env("F3D_GPU_TIMEOUT_S") {
+            match crate::parse_gpu_timeout(&v) {
+                Ok(t) => self.gpu_timeout = t,
+                Err(e) => self.env_errors.push(e),
+            }
+        }
         self
     }
 
-    /// The same request with the process's `F3D_BACKEND` and `F3D_VALIDATION` applied.
+    /// The same request with the process's `F3D_BACKEND`, `F3D_VALIDATION` and
+    /// `F3D_GPU_TIMEOUT_S` applied.
     pub fn with_process_env(self) -> Self {
         self.with_env(|k| std::env::var(k).ok())
     }

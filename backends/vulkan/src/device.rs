@@ -24,7 +24,7 @@ use crate::instance::{Instance, ValidationLog, open_device};
 use crate::pass::VkPass;
 use crate::pipeline::{VkPipeline, VkShader};
 use crate::readback::{buffer_of, read_texture, staging_upload};
-use crate::sync::{ObjectCounter, Resource, Shared};
+use crate::sync::{ObjectCounter, Resource, Shared, WatchSettings};
 use crate::texture::{FormatTable, VkGeometry, VkSampler, VkTexture, buffer_usage};
 
 /// Bytes of uploads the open command buffer may collect before it is submitted on its own.
@@ -174,7 +174,8 @@ impl VulkanDevice {
             driver: opened.caps.driver.clone(),
             cpu: opened.caps.device_type == vk::PhysicalDeviceType::CPU,
         };
-        let shared = Shared::new(instance, opened, formats, cache_file).map_err(unavailable)?;
+        let watch = WatchSettings { timeout: request.gpu_timeout, cpu: info.cpu };
+        let shared = Shared::new(instance, opened, formats, cache_file, watch).map_err(unavailable)?;
         Ok(Self {
             owner: DeviceOwner::new(BackendId::VULKAN, &request.label),
             shared: Arc::new(shared),
@@ -651,6 +652,7 @@ impl GraphicsDevice for VulkanDevice {
         const OP: &str = "begin_frame";
         self.alive(OP)?;
         let shared = &self.shared;
+        shared.next_frame();
         let wait = self.checked(OP, || {
             let mut core = shared.core();
             if core.has_open() {

@@ -52,8 +52,12 @@
 //!   stages flip clip-space y so clip-space y up lands in the top rows, and viewports stay
 //!   plain y-down rectangles.
 //! * **Loss.** [`GraphicsDevice::simulate_loss`], a `VK_ERROR_DEVICE_LOST` from the driver, and
-//!   a GPU making no progress for 30 s while a call waits on it are reported once; afterwards
-//!   every call answers [`DeviceError::Lost`] naming itself.
+//!   a wait during which nothing progresses for the request's `gpu_timeout` (30 s by default,
+//!   `F3D_GPU_TIMEOUT_S`) are reported once; afterwards every call answers
+//!   [`DeviceError::Lost`] naming itself. "Progress" is a timeline value reached or, on a CPU
+//!   adapter such as lavapipe, CPU time spent by the process: lavapipe grinding through one
+//!   huge submission is a slow frame, not a hung GPU. The reason names the frame and the
+//!   submission waited on (`frame 3: pass `opaque``).
 //! * **The loader and the drivers stay loaded** once a device opened them: the first device
 //!   also makes one bare instance that is never destroyed, because the loader unloads a
 //!   driver with the last instance using it and NVIDIA's driver does not survive being

@@ -236,7 +236,7 @@ impl VkPass<'_> {
         // SAFETY: the render pass instance begun above is ended once, whatever the replay did.
         unsafe { dev.cmd_end_rendering(cmd) };
         replayed?;
-        core.submit(shared, OP)?;
+        core.submit_labelled(shared, OP, &format!("pass `{}`", self.desc.label))?;
         Ok(())
     }
 

@@ -19,12 +19,12 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use ash::vk;
-use f3d_hal::backend::{MemoryCharge, MemoryCounter};
+use f3d_hal::backend::{MemoryCharge, MemoryCounter, Watchdog};
 use f3d_hal::{BackendId, DeviceError, LossReason, MemoryKind};
 use gpu_allocator::vulkan::{Allocation, Allocator};
 
@@ -212,9 +212,17 @@ pub(crate) struct Core {
     pub(crate) memory: MemoryCounter,
 }
 
-/// How long the GPU may make no progress at all before the device counts as lost (drivers reset
-/// a hung GPU within a few seconds and then report the loss themselves).
-pub(crate) const HANG_TIMEOUT: Duration = Duration::from_secs(30);
+/// What the no-progress watchdog watches (see [`f3d_hal::backend::Watchdog`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WatchSettings {
+    /// The request's `gpu_timeout` (`None`: wait for ever).
+    pub(crate) timeout: Option<Duration>,
+    /// A CPU adapter: the process's CPU time counts as progress.
+    pub(crate) cpu: bool,
+}
+
+/// Submissions remembered for the watchdog's message.
+const WORK_REMEMBERED: usize = 64;
 
 /// Frames the CPU may run ahead of the GPU.
 pub(crate) const FRAMES_IN_FLIGHT: usize = 2;
@@ -239,6 +247,12 @@ pub(crate) struct Shared {
     /// Set with `loss`, so the common case (alive) takes no lock.
     lost_flag: std::sync::atomic::AtomicBool,
     pub(crate) objects: ObjectCounter,
+    /// The no-progress watchdog's settings.
+    watch: WatchSettings,
+    /// Frames begun (for the watchdog's message).
+    frame: AtomicU64,
+    /// Recent submissions: (timeline value, frame, what it carried), oldest first.
+    work: Mutex<VecDeque<(u64, u64, String)>>,
     // Dropped last: the instance (and the validation messenger) outlive the device.
     pub(crate) instance: Instance,
 }
@@ -254,6 +268,7 @@ impl Shared {
         opened: crate::instance::OpenedDevice,
         formats: FormatTable,
         cache_file: Option<PathBuf>,
+        watch: WatchSettings,
     ) -> Result<Self, String> {
         let crate::instance::OpenedDevice { physical, device, family, queue, transfer_family, caps } = opened;
         let objects = ObjectCounter::default();
@@ -346,6 +361,9 @@ impl Shared {
             loss: Mutex::new(None),
             lost_flag: std::sync::atomic::AtomicBool::new(false),
             objects,
+            watch,
+            frame: AtomicU64::new(0),
+            work: Mutex::new(VecDeque::new()),
             instance,
         })
     }
@@ -400,28 +418,55 @@ impl Shared {
         unsafe { self.device.get_semaphore_counter_value(self.timeline) }
     }
 
-    /// Blocks until the GPU reached `value` (without holding the core lock). A GPU that makes
-    /// no progress at all for [`HANG_TIMEOUT`] is taken for hung: the device is lost.
+    /// Notes that a frame began (the watchdog names frames).
+    pub(crate) fn next_frame(&self) {
+        self.frame.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Remembers what the submission that signals `value` carried.
+    fn note_work(&self, value: u64, what: &str) {
+        let mut work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        if work.len() == WORK_REMEMBERED {
+            work.pop_front();
+        }
+        work.push_back((value, self.frame.load(Ordering::Relaxed), what.to_owned()));
+    }
+
+    /// `frame N: what` for the submission that signals `value`, as far as it is remembered.
+    fn describe_work(&self, value: u64) -> String {
+        let work = self.work.lock().unwrap_or_else(|e| e.into_inner());
+        match work.iter().find(|(v, _, _)| *v == value) {
+            Some((_, frame, what)) => format!("frame {frame}: {what}"),
+            None => format!("frame {}", self.frame.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Blocks until the GPU reached `value` (without holding the core lock). When nothing
+    /// progresses for the request's `gpu_timeout` (no timeline value reached and, on a CPU
+    /// adapter, no CPU time spent) the device counts as lost, and the reason names the frame
+    /// and the submission waited on.
     pub(crate) fn wait(&self, value: u64, operation: &'static str) -> Result<(), DeviceError> {
         let semaphores = [self.timeline];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
-        let mut progress = (self.completed_value().unwrap_or(0), std::time::Instant::now());
+        let mut dog = Watchdog::new(self.watch.timeout, self.completed_value().unwrap_or(0), self.watch.cpu);
         loop {
             if let Some(reason) = self.lost() {
                 return Err(lost_error(operation, reason));
             }
             // SAFETY: the semaphore belongs to the device; the arrays outlive the call.
-            match unsafe { self.device.wait_semaphores(&info, Duration::from_secs(1).as_nanos() as u64) } {
+            match unsafe { self.device.wait_semaphores(&info, Duration::from_millis(250).as_nanos() as u64) }
+            {
                 Ok(()) => return Ok(()),
                 Err(vk::Result::TIMEOUT) => {
                     let now = self.completed_value().map_err(|e| self.vk_error(operation, e))?;
-                    if now != progress.0 {
-                        progress = (now, std::time::Instant::now());
-                    } else if progress.1.elapsed() > HANG_TIMEOUT {
+                    if let Err(stalled) = dog.check(now) {
                         self.lose(LossReason::Driver(format!(
-                            "the GPU made no progress for {} s (timeline at {now}, waiting for {value})",
-                            HANG_TIMEOUT.as_secs()
+                            "no progress for {:.1} s while waiting for {} (timeline value {value}; the last \
+                             reached is {now}){}; F3D_GPU_TIMEOUT_S sets the limit (0 waits for ever)",
+                            stalled.as_secs_f64(),
+                            self.describe_work(value),
+                            if self.watch.cpu { ", and the CPU driver spent no CPU time" } else { "" },
                         )));
                     }
                 }
@@ -573,6 +618,17 @@ impl Core {
     /// the returned value always marks "everything called so far"); returns the timeline value
     /// it signals.
     pub(crate) fn submit(&mut self, shared: &Shared, operation: &'static str) -> Result<u64, DeviceError> {
+        self.submit_labelled(shared, operation, operation)
+    }
+
+    /// [`submit`](Self::submit), remembering `what` the submission carries for the
+    /// watchdog's message.
+    pub(crate) fn submit_labelled(
+        &mut self,
+        shared: &Shared,
+        operation: &'static str,
+        what: &str,
+    ) -> Result<u64, DeviceError> {
         let cmd = self.cmd(shared, operation)?;
         self.submit.open = None;
         self.open_bytes = 0;
@@ -597,6 +653,7 @@ impl Core {
         }
         self.submit.submitted = value;
         self.submit.in_flight.push_back((value, cmd));
+        shared.note_work(value, what);
         Ok(value)
     }
 

@@ -539,3 +539,58 @@ fn without_a_driver_the_device_declines_with_a_sentence() {
     assert!(out.status.success(), "the child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("declined: "), "{stdout}");
 }
+
+/// A CPU driver grinding through one long submission is a slow frame, not a lost device: with
+/// the no-progress limit at 100 ms, a pass that keeps lavapipe busy for much longer (250
+/// blended full-screen rectangles at 2048²) still completes. Before the watchdog counted
+/// CPU time, the timeline alone saw no progress and the device was declared lost.
+#[test]
+fn a_busy_cpu_driver_is_not_a_lost_device() {
+    let _turn = common::turn();
+    let log = ValidationLog::new();
+    let Some(probe) = common::device(&log) else { return };
+    let cpu = probe.adapter_info().cpu;
+    drop(probe);
+    let mut request = DeviceRequest::new(64, 64);
+    request.gpu_timeout = Some(std::time::Duration::from_millis(100));
+    let device = VulkanDevice::open_with(&request, common::options(&log)).expect("open");
+    let size = 2048;
+    let t = device
+        .create_texture(&TextureDescriptor::new_2d("busy", size, size, TextureFormat::Rgba8Unorm))
+        .expect("texture");
+    let p = pipeline(&device, RECT_WGSL, "busy", |d| {
+        let add = f3d_hal::BlendComponent {
+            src_factor: f3d_hal::BlendFactor::One,
+            dst_factor: f3d_hal::BlendFactor::One,
+            operation: f3d_hal::BlendOperation::Add,
+        };
+        d.color_targets = vec![ColorTargetState {
+            blend: Some(f3d_hal::BlendState { color: add, alpha: add }),
+            ..ColorTargetState::replace(TextureFormat::Rgba8Unorm)
+        }];
+    });
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("busy", ColorAttachment::clear(&t, Color::BLACK)))
+        .expect("pass");
+    pass.set_pipeline(&p).expect("set_pipeline");
+    // One 8-bit step per draw (blending happens in the target's precision).
+    let step = 1.0 / 255.0;
+    assert!(pass.bind_uniform_block("params", &rect_params([step, step, step, 1.0], [-1.0, -1.0, 1.0, 1.0])));
+    for _ in 0..250 {
+        pass.draw(0..6, 0..1).expect("draw");
+    }
+    pass.submit().expect("submit");
+    let started = std::time::Instant::now();
+    let image = read(&device, &t);
+    let took = started.elapsed();
+    let v = image.data[0];
+    assert!((248..=252).contains(&v), "the pass ran: red {v} (250 expected)");
+    if cpu {
+        assert!(
+            took > std::time::Duration::from_millis(100),
+            "the pass took {took:?}: it did not exercise the limit"
+        );
+    }
+    assert!(device.take_loss_report().is_none(), "a busy driver was taken for a lost device");
+    assert_clean(&log);
+}
