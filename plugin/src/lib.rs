@@ -54,6 +54,12 @@
 //!   `fragment_file` or an include is swapped in at the next frame boundary, values the app
 //!   set survive, and a broken save keeps the last good version drawing and arrives once as
 //!   a [`MaterialEvent::Failed`](material::MaterialEvent).
+//! * **Materials share tables**: the parameters of every material with the same shader and
+//!   textures sit side by side in a uniform array, each instance carrying its slot, so
+//!   instances of many materials draw in one call ([`render::prepare::materials`]).
+//! * **A lost device is replaced** ([`render::recovery`]): a new one is opened through the
+//!   registry, the render world rebuilt from the main world, and `DeviceLost` /
+//!   `DeviceRecovered` messages sent; with none to open, the app exits with the reason.
 //! * Devices are resources ([`RenderDevice`](plugin::RenderDevice)), never globals. Errors in
 //!   user data (a mesh with bad indices, a material that does not compile) are reported once
 //!   on stderr and that thing draws nothing; they never panic the engine.
@@ -104,6 +110,7 @@ pub mod prelude {
     pub use crate::mesh::{Mesh, Mesh3d, shapes};
     pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
     pub use crate::render::graph::{FrameGraph, ViewGraph};
+    pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
     pub use crate::render::{RenderApp, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
     pub use crate::visibility::Visibility;
