@@ -77,7 +77,7 @@ pub fn parse_gpu_timeout(text: &str) -> Result<Option<Duration>, String> {
         .trim()
         .parse()
         .map_err(|_| format!("F3D_GPU_TIMEOUT_S={text:?}: expected seconds (0 for never)"))?;
-    if !seconds.is_finite() || seconds < 0.0 || seconds > 86_400.0 {
+    if !seconds.is_finite() || !(0.0..=86_400.0).contains(&seconds) {
         return Err(format!("F3D_GPU_TIMEOUT_S={text:?}: expected seconds from 0 (never) to 86400"));
     }
     Ok((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))

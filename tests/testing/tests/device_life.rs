@@ -47,9 +47,12 @@ fn app(backend: &str, size: (u32, u32), pipelined: bool) -> App {
     app
 }
 
+/// A screenshot: the frame it was taken on and its pixels (or why there are none).
+type Shot = (u64, Result<Frame, String>);
+
 #[derive(Resource, Clone, Default)]
 struct Seen {
-    shots: Arc<Mutex<Vec<(u64, Result<Frame, String>)>>>,
+    shots: Arc<Mutex<Vec<Shot>>>,
     lost: Arc<Mutex<Vec<DeviceLost>>>,
     recovered: Arc<Mutex<Vec<DeviceRecovered>>>,
 }
@@ -313,7 +316,7 @@ fn churn(
     state.frame += 1;
     let shade = (state.frame % 200) as u8;
     let mesh =
-        meshes.add(if state.frame % 2 == 0 { shapes::cube(1.0) } else { shapes::uv_sphere(0.6, 12, 6) });
+        meshes.add(if state.frame.is_multiple_of(2) { shapes::cube(1.0) } else { shapes::uv_sphere(0.6, 12, 6) });
     let image = images.add(Image::checker(32, 4, [255, shade, 0, 255], [0, 0, 255 - shade, 255]));
     let material = materials.add(
         StandardMaterial { base_color_texture: Some(image), roughness: 0.4, ..StandardMaterial::default() }
