@@ -315,8 +315,11 @@ fn churn(
     }
     state.frame += 1;
     let shade = (state.frame % 200) as u8;
-    let mesh =
-        meshes.add(if state.frame.is_multiple_of(2) { shapes::cube(1.0) } else { shapes::uv_sphere(0.6, 12, 6) });
+    let mesh = meshes.add(if state.frame.is_multiple_of(2) {
+        shapes::cube(1.0)
+    } else {
+        shapes::uv_sphere(0.6, 12, 6)
+    });
     let image = images.add(Image::checker(32, 4, [255, shade, 0, 255], [0, 0, 255 - shade, 255]));
     let material = materials.add(
         StandardMaterial { base_color_texture: Some(image), roughness: 0.4, ..StandardMaterial::default() }
