@@ -64,6 +64,25 @@ impl Frame {
     }
 }
 
+/// Whether the default registry opens `backend` here. A backend that does not open is
+/// skipped with a note, unless `F3D_REQUIRE_BACKENDS` names it: then the test fails.
+pub fn backend_opens(backend: &str) -> bool {
+    let request = f3d::f3d_hal::DeviceRequest {
+        backend: Some(BackendId::from_name(backend)),
+        ..f3d::f3d_hal::DeviceRequest::new(64, 64)
+    };
+    match f3d::plugin::default_registry().open(&request) {
+        Ok(_) => true,
+        Err(e) => {
+            let required = std::env::var("F3D_REQUIRE_BACKENDS")
+                .is_ok_and(|list| list.split(',').any(|b| b.trim() == backend));
+            assert!(!required, "{backend} is required (F3D_REQUIRE_BACKENDS) but did not open: {e}");
+            eprintln!("skipped on {backend}: {e}");
+            false
+        }
+    }
+}
+
 /// How to render.
 #[derive(Clone, Debug)]
 pub struct RenderOptions {

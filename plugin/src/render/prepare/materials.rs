@@ -429,7 +429,7 @@ impl MaterialTables {
         self.len() == 0
     }
 
-    /// The table and slot of the material asset `index` ([`NO_TABLE`] when it has none).
+    /// The table and slot of the material asset `index` (table `u32::MAX` when it has none).
     pub fn place_of(&self, index: u32) -> (u32, u32) {
         self.place.get(index as usize).copied().flatten().unwrap_or((NO_TABLE, 0))
     }
