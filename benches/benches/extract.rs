@@ -38,12 +38,18 @@ fn app_with_cubes(count: usize) -> (App, f3d::bevy_app::SubApp) {
     app.finish();
     app.cleanup();
     let world = app.world_mut();
-    let cube = world.resource_mut::<Assets<Mesh>>().add(shapes::cube(0.5));
-    let material = world.resource_mut::<Assets<Material>>().add(StandardMaterial::default().into());
+    let cube = world.resource_mut::<Assets<Mesh>>().add(Cuboid::from_length(0.5));
+    let material = world.resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
     let side = (count as f64).sqrt().ceil() as usize;
     world.spawn_batch((0..count).map(move |i| {
         let (x, z) = ((i % side) as f32, (i / side) as f32);
-        (Mesh3d(cube), MeshMaterial(material), Transform::from_xyz(x, 0.0, -z))
+        // Not culled: the bench measures extraction of every entity, as before culling existed.
+        (
+            Mesh3d(cube.clone()),
+            MeshMaterial3d(material.clone()),
+            NoFrustumCulling,
+            Transform::from_xyz(x, 0.0, -z),
+        )
     }));
     world.spawn((Camera3d::default(), Transform::from_xyz(0.0, 10.0, 10.0).looking_at(Vec3::ZERO, Vec3::Y)));
     let render = app.remove_sub_app(RenderApp).expect("the plugin made a render app");

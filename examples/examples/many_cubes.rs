@@ -1,68 +1,60 @@
 //! Many cubes, one entity each: `cargo run --release --example many_cubes -- [--n N]
-//! [--per-cube-materials] [--moving] [--frames F] [--backend B] [--size WxH] [--out FILE]`.
+//! [--per-cube-materials] [--moving] [--turn DEG] [--frames F] [--backend B] [--size WxH]
+//! [--out FILE]`.
 //!
 //! A cubic grid of `N` cubes (default 10,000) under a sun, viewed from a corner. With
 //! `--per-cube-materials` every cube has its own `StandardMaterial` (same shader, its own
 //! colour); without, all share one. `--moving` spins every cube each frame, so every transform
-//! is extracted and uploaded. Prints the backend, the mean frame time (each frame ends with a
-//! readback, so GPU work is counted) and the process's peak resident memory.
+//! is extracted and uploaded. `--turn DEG` turns the camera that many degrees to its left, so
+//! part of the grid leaves the view and bevy_camera's frustum culling drops it. Prints the
+//! backend, the mean frame time (each frame ends with a readback, so GPU work is counted),
+//! how many cubes were culled, and the process's peak resident memory.
 
 use std::path::PathBuf;
 
-use f3d::f3d_hal::BackendId;
 use f3d::prelude::*;
+use f3d_examples::cli::{ExampleArgs, bad_args};
 
 struct Args {
+    common: ExampleArgs,
     n: u32,
     per_cube_materials: bool,
     moving: bool,
-    frames: u32,
-    backend: Option<String>,
-    size: (u32, u32),
-    out: Option<PathBuf>,
+    turn: f32,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        n: 10_000,
-        per_cube_materials: false,
-        moving: false,
-        frames: 5,
-        backend: None,
-        size: (1280, 720),
-        out: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-        let count = |name: &str, v: String, max: u32| {
-            v.parse::<u32>()
-                .ok()
-                .filter(|n| (1..=max).contains(n))
-                .ok_or_else(|| format!("{name} {v}: expected a count from 1 to {max}"))
-        };
-        match a.as_str() {
-            "--n" => args.n = count("--n", value("--n")?, 4_000_000)?,
-            "--frames" => args.frames = count("--frames", value("--frames")?, 100_000)?,
-            "--per-cube-materials" => args.per_cube_materials = true,
-            "--moving" => args.moving = true,
-            "--backend" => args.backend = Some(value("--backend")?),
-            "--size" => {
-                let v = value("--size")?;
-                args.size =
-                    f3d_examples::parse_size(&v).ok_or_else(|| format!("--size {v}: expected WxH"))?;
+    let (mut n, mut per_cube_materials, mut moving, mut turn) = (10_000, false, false, 0.0);
+    let common = ExampleArgs::parse_with(
+        "many_cubes",
+        "[--n N] [--per-cube-materials] [--moving] [--turn DEG] ",
+        ExampleArgs::defaults(None, 5),
+        |flag, value| {
+            match flag {
+                "--n" => {
+                    let v = value()?;
+                    n = v
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| (1..=4_000_000).contains(n))
+                        .ok_or_else(|| format!("--n {v}: expected a count from 1 to 4000000"))?;
+                }
+                "--per-cube-materials" => per_cube_materials = true,
+                "--moving" => moving = true,
+                "--turn" => {
+                    let v = value()?;
+                    turn = v
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|d| d.is_finite())
+                        .ok_or_else(|| format!("--turn {v}: expected degrees"))?;
+                }
+                _ => return Ok(false),
             }
-            "--out" => args.out = Some(value("--out")?.into()),
-            "-h" | "--help" => {
-                println!(
-                    "many_cubes [--n N] [--per-cube-materials] [--moving] [--frames F] [--backend NAME] [--size WxH] [--out FILE]"
-                );
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    Ok(args)
+            Ok(true)
+        },
+    )?;
+    Ok(Args { common, n, per_cube_materials, moving, turn })
 }
 
 #[derive(Resource)]
@@ -70,6 +62,7 @@ struct Settings {
     n: u32,
     per_cube_materials: bool,
     moving: bool,
+    turn: f32,
     frames: u32,
     out: Option<PathBuf>,
 }
@@ -79,11 +72,10 @@ struct Cube;
 
 fn setup(world: &mut World) {
     let settings = world.resource::<Settings>();
-    let (n, per_cube) = (settings.n, settings.per_cube_materials);
+    let (n, per_cube, turn) = (settings.n, settings.per_cube_materials, settings.turn);
     let side = (n as f32).cbrt().ceil() as u32;
-    let cube = world.resource_mut::<Assets<Mesh>>().add(shapes::cube(0.6));
-    let shared =
-        world.resource_mut::<Assets<Material>>().add(StandardMaterial::color([0.8, 0.5, 0.3, 1.0]).into());
+    let cube = world.resource_mut::<Assets<Mesh>>().add(Cuboid::from_length(0.6));
+    let shared = world.resource_mut::<Assets<StandardMaterial>>().add(Color::linear_rgb(0.8, 0.5, 0.3));
     let mut spawned = 0;
     'grid: for x in 0..side {
         for y in 0..side {
@@ -93,15 +85,15 @@ fn setup(world: &mut World) {
                 }
                 let material = if per_cube {
                     let c = |v: u32| 0.15 + 0.85 * v as f32 / side.max(2) as f32;
-                    let m = StandardMaterial::color([c(x), c(y), c(z), 1.0]);
-                    world.resource_mut::<Assets<Material>>().add(m.into())
+                    let m = Color::linear_rgb(c(x), c(y), c(z));
+                    world.resource_mut::<Assets<StandardMaterial>>().add(m)
                 } else {
-                    shared
+                    shared.clone()
                 };
                 world.spawn((
                     Cube,
-                    Mesh3d(cube),
-                    MeshMaterial(material),
+                    Mesh3d(cube.clone()),
+                    MeshMaterial3d(material),
                     NotShadowCaster,
                     Transform::from_xyz(x as f32, y as f32, z as f32),
                 ));
@@ -114,10 +106,9 @@ fn setup(world: &mut World) {
         DirectionalLight::default(),
         Transform::from_xyz(3.0, 5.0, 2.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
-    world.spawn((
-        Camera3d::default(),
-        Transform::from_xyz(-0.6 * s, 1.4 * s, 1.9 * s).looking_at(Vec3::splat(s * 0.5), Vec3::Y),
-    ));
+    let mut eye = Transform::from_xyz(-0.6 * s, 1.4 * s, 1.9 * s).looking_at(Vec3::splat(s * 0.5), Vec3::Y);
+    eye.rotate_y(turn.to_radians());
+    world.spawn((Camera3d::default(), eye));
     world.spawn(Environment::default());
 }
 
@@ -142,7 +133,12 @@ fn capture_each_frame(mut commands: Commands, settings: Res<Settings>, mut frame
     };
 }
 
-fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>, settings: Res<Settings>) {
+fn report(
+    mut shots: MessageReader<ScreenshotCaptured>,
+    stats: Res<RenderStats>,
+    settings: Res<Settings>,
+    cubes: Query<&ViewVisibility, With<Cube>>,
+) {
     for shot in shots.read() {
         if let Some(e) = &shot.error {
             println!("frame {}: screenshot failed: {e}", shot.frame);
@@ -155,6 +151,8 @@ fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>,
                 stats.last_frame_time.as_secs_f64() * 1e3
             );
             println!("device memory: {}", stats.memory);
+            let culled = cubes.iter().filter(|v| !v.get()).count();
+            println!("culled: {culled} of {} cubes", cubes.iter().len());
         }
     }
 }
@@ -169,29 +167,22 @@ fn peak_rss() -> Option<u64> {
 fn main() -> std::process::ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("many_cubes: {e}");
-            return std::process::ExitCode::from(2);
-        }
+        Err(e) => return bad_args("many_cubes", &e),
     };
     let mut app = App::new();
     app.add_plugins(F3dRenderPlugin {
-        backend: args
-            .backend
-            .as_deref()
-            .map_or(BackendChoice::Auto, |b| BackendChoice::Named(BackendId::from_name(b))),
-        size: args.size,
-        exit_after_frames: Some(args.frames),
         passes: StandardPasses { shadow: false, ..Default::default() },
-        ..Default::default()
+        fixed_time_step: None,
+        ..args.common.plugin()
     })
     .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
     .insert_resource(Settings {
         n: args.n,
         per_cube_materials: args.per_cube_materials,
         moving: args.moving,
-        frames: args.frames,
-        out: args.out.clone(),
+        turn: args.turn,
+        frames: args.common.frames,
+        out: args.common.out.clone(),
     })
     .add_systems(Startup, setup)
     .add_systems(Update, (spin, capture_each_frame, report));

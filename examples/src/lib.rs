@@ -9,8 +9,11 @@
 //! * [`preview`]: one `.ron` material on a sphere, redrawn whenever its files change
 //!   (`f3d watch`, the `hot_reload` example, the hot-reload benchmark).
 //!
+//! * [`cli`]: the flags, app and report the headless examples share.
+//!
 //! Assets live in `examples/assets/` ([`assets_dir`]).
 
+pub mod cli;
 pub mod preview;
 pub mod scenes;
 

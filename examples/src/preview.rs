@@ -31,30 +31,38 @@ const SCREENSHOT_FRAMES: u32 = 16;
 /// [`CustomMaterial::from_file`], so it hot-reloads) on a sphere standing on a grey ground
 /// plane, a sun casting its shadow, and the procedural sky with image-based lighting. Returns
 /// the material's handle.
-pub fn material_preview(world: &mut World, path: &Path) -> Handle<Material> {
+pub fn material_preview(world: &mut World, path: &Path) -> Handle<CustomMaterial> {
     world.spawn((
-        Camera3d {
-            projection: Projection::Perspective { fov_y: 40f32.to_radians(), near: 0.1, far: 100.0 },
-            ..Default::default()
-        },
+        Camera3d::default(),
+        Projection::Perspective(PerspectiveProjection {
+            fov: 40f32.to_radians(),
+            near: 0.1,
+            far: 100.0,
+            ..default()
+        }),
         Transform::from_xyz(0.0, 1.0, 3.4).looking_at(Vec3::new(0.0, 0.6, 0.0), Vec3::Y),
     ));
     world.spawn((
         DirectionalLight {
-            shadows: Some(ShadowSettings { half_extent: 3.0, ..ShadowSettings::default() }),
-            ..DirectionalLight::default()
+            color: Color::linear_rgb(1.0, 0.96, 0.9),
+            illuminance: 3.0 / Exposure::default().exposure(),
+            shadow_maps_enabled: true,
+            ..default()
         },
+        ShadowBox { half_extent: 3.0, center: Vec3::ZERO },
         Transform::from_xyz(-3.0, 6.0, 4.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     world.spawn(Environment::default());
-    let plane = world.resource_mut::<Assets<Mesh>>().add(shapes::plane(40.0, 1));
-    let grey = world.resource_mut::<Assets<Material>>().add(
-        StandardMaterial { base_color: srgb(0.55, 0.56, 0.58), roughness: 0.85, ..Default::default() }.into(),
-    );
-    world.spawn((Mesh3d(plane), MeshMaterial(grey), Transform::default()));
-    let sphere = world.resource_mut::<Assets<Mesh>>().add(shapes::uv_sphere(0.6, 48, 24));
-    let material = world.resource_mut::<Assets<Material>>().add(CustomMaterial::from_file(path).into());
-    world.spawn((Mesh3d(sphere), MeshMaterial(material), Transform::from_xyz(0.0, 0.62, 0.0)));
+    let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(40.0, 40.0));
+    let grey = world.resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial {
+        base_color: Color::srgb(0.55, 0.56, 0.58),
+        perceptual_roughness: 0.85,
+        ..default()
+    });
+    world.spawn((Mesh3d(plane), MeshMaterial3d(grey), Transform::default()));
+    let sphere = world.resource_mut::<Assets<Mesh>>().add(Sphere::new(0.6).mesh().uv(48, 24));
+    let material = world.resource_mut::<Assets<CustomMaterial>>().add(CustomMaterial::from_file(path));
+    world.spawn((Mesh3d(sphere), MeshMaterial3d(material.clone()), Transform::from_xyz(0.0, 0.62, 0.0)));
     material
 }
 
@@ -113,7 +121,7 @@ pub enum PreviewEvent {
 /// A headless app drawing [`material_preview`] that reports each change of the material.
 pub struct Preview {
     app: App,
-    material: Handle<Material>,
+    material: Handle<CustomMaterial>,
     out: Option<PathBuf>,
     queue: VecDeque<MaterialEvent>,
     device: String,
@@ -155,8 +163,8 @@ impl Preview {
     }
 
     /// The previewed material's asset.
-    pub fn material(&self) -> Handle<Material> {
-        self.material
+    pub fn material(&self) -> Handle<CustomMaterial> {
+        self.material.clone()
     }
 
     /// Runs one frame and returns the material events it produced (the frame drawn in this
@@ -171,7 +179,7 @@ impl Preview {
     /// leaving the watcher and its debounce out (benchmarks). False before the material was
     /// registered with the store (run a frame first).
     pub fn request_reload(&mut self) -> bool {
-        let handle = self.material;
+        let handle = self.material.id();
         let render = self.app.sub_app_mut(RenderApp).world_mut();
         let Some(mut store) = render.get_resource_mut::<RenderMaterialStore>() else { return false };
         let Some(source) = store.source_of(handle) else { return false };

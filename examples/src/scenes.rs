@@ -1,6 +1,8 @@
 //! Scenes as functions over a `World` (run them as a `Startup` system or hand them to
 //! `f3d_testing::render_frame`).
 
+use f3d::bevy_mesh::{MeshVertexAttribute, VertexFormat};
+use f3d::image::{ImageData, ImageFormat};
 use f3d::prelude::*;
 
 use crate::assets_dir;
@@ -29,82 +31,135 @@ pub fn scene(name: &str) -> Option<SceneFn> {
     SCENES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
-fn mesh(world: &mut World, mesh: Mesh) -> Handle<Mesh> {
+/// Lux for a sun that reflects `radiance / π` from a white surface facing it at Bevy's
+/// default exposure (the scenes were first lit in those units).
+fn lux(radiance: f32) -> f32 {
+    radiance / Exposure::default().exposure()
+}
+
+/// Lumens for a point light of `radiance` at one unit's distance at the default exposure.
+fn lumens(radiance: f32) -> f32 {
+    radiance * 4.0 * std::f32::consts::PI / Exposure::default().exposure()
+}
+
+/// A linear colour from sRGB components.
+fn srgb(r: f32, g: f32, b: f32) -> Color {
+    Color::srgb(r, g, b)
+}
+
+fn mesh(world: &mut World, mesh: impl Into<Mesh>) -> Handle<Mesh> {
     world.resource_mut::<Assets<Mesh>>().add(mesh)
 }
 
-fn material(world: &mut World, m: impl Into<Material>) -> Handle<Material> {
-    world.resource_mut::<Assets<Material>>().add(m.into())
+fn material(world: &mut World, m: impl Into<StandardMaterial>) -> MeshMaterial3d<StandardMaterial> {
+    MeshMaterial3d(world.resource_mut::<Assets<StandardMaterial>>().add(m))
 }
 
-fn camera(world: &mut World, eye: Vec3, target: Vec3, camera: Camera3d) {
-    world.spawn((camera, Transform::from_translation(eye).looking_at(target, Vec3::Y)));
+fn custom(world: &mut World, m: CustomMaterial) -> MeshMaterial3d<CustomMaterial> {
+    MeshMaterial3d(world.resource_mut::<Assets<CustomMaterial>>().add(m))
 }
 
-fn sun(world: &mut World, from: Vec3, shadows: Option<ShadowSettings>) {
-    world.spawn((
-        DirectionalLight { shadows, ..DirectionalLight::default() },
+fn camera(world: &mut World, eye: Vec3, target: Vec3, extra: impl Bundle) {
+    world.spawn((Camera3d::default(), extra, Transform::from_translation(eye).looking_at(target, Vec3::Y)));
+}
+
+fn sun(world: &mut World, from: Vec3, shadows: Option<ShadowBox>) {
+    let mut light = world.spawn((
+        DirectionalLight {
+            color: Color::linear_rgb(1.0, 0.96, 0.9),
+            illuminance: lux(3.0),
+            shadow_maps_enabled: shadows.is_some(),
+            ..default()
+        },
         Transform::from_translation(from).looking_at(Vec3::ZERO, Vec3::Y),
     ));
+    if let Some(b) = shadows {
+        light.insert(b);
+    }
 }
 
-fn ground(world: &mut World, size: f32, color: [f32; 4]) {
-    let plane = mesh(world, shapes::plane(size, 1));
-    let m = material(world, StandardMaterial { base_color: color, roughness: 0.85, ..Default::default() });
-    world.spawn((Mesh3d(plane), MeshMaterial(m), Transform::default()));
+/// The shadow box most scenes use: 4 units around the origin.
+fn shadow_box(half_extent: f32) -> ShadowBox {
+    ShadowBox { half_extent, center: Vec3::ZERO }
 }
 
-/// Loads an example `.ron` material; a broken file falls back to a magenta standard material
-/// (and says why), so a scene always draws.
-pub fn load_material(world: &mut World, file: &str) -> Handle<Material> {
+/// The dim ambient of scenes without an environment.
+fn dim_ambient(world: &mut World) {
+    world.insert_resource(GlobalAmbientLight { brightness: 30.0, ..default() });
+}
+
+fn plane(size: f32, cells: u32) -> Mesh {
+    Plane3d::default().mesh().size(size, size).subdivisions(cells.saturating_sub(1)).build()
+}
+
+fn ground(world: &mut World, size: f32, color: Color) {
+    let plane = mesh(world, plane(size, 1));
+    let m = material(world, StandardMaterial { base_color: color, perceptual_roughness: 0.85, ..default() });
+    world.spawn((Mesh3d(plane), m, Transform::default()));
+}
+
+/// Loads an example `.ron` material; a broken file is reported (and again, with its line, by
+/// the render world's store, which loads it once a save fixes it), so a scene always starts.
+pub fn load_material(world: &mut World, file: &str) -> Handle<CustomMaterial> {
     let path = assets_dir().join("materials").join(file);
-    match CustomMaterial::load(&path) {
-        Ok(m) => material(world, m),
-        Err(errors) => {
-            for e in errors {
-                eprintln!("{}", e.diagnostic());
-            }
-            material(world, StandardMaterial::color([1.0, 0.0, 1.0, 1.0]))
+    let m = CustomMaterial::load(&path).unwrap_or_else(|errors| {
+        for e in errors {
+            f3d::bevy_log::error!("{}", e.diagnostic());
         }
+        CustomMaterial::from_file(&path)
+    });
+    world.resource_mut::<Assets<CustomMaterial>>().add(m)
+}
+
+/// Edits the custom material `handle` in place.
+fn edit(world: &mut World, handle: &Handle<CustomMaterial>, f: impl FnOnce(&mut CustomMaterial)) {
+    if let Some(mut m) = world.resource_mut::<Assets<CustomMaterial>>().get_mut(handle) {
+        f(&mut m);
     }
 }
 
 fn sphere_grid(world: &mut World, origin: Vec3, columns: u32, rows: u32, spacing: f32) {
-    let sphere = mesh(world, shapes::uv_sphere(spacing * 0.42, 32, 16));
+    let sphere = mesh(world, Sphere::new(spacing * 0.42).mesh().uv(32, 16));
     for row in 0..rows {
         let metallic = if rows > 1 { row as f32 / (rows - 1) as f32 } else { 0.0 };
         for col in 0..columns {
-            let roughness = if columns > 1 { col as f32 / (columns - 1) as f32 } else { 0.5 };
+            let perceptual_roughness = if columns > 1 { col as f32 / (columns - 1) as f32 } else { 0.5 };
             let m = material(
                 world,
                 StandardMaterial {
                     base_color: srgb(0.9, 0.42, 0.22),
                     metallic,
-                    roughness,
-                    ..Default::default()
+                    perceptual_roughness,
+                    ..default()
                 },
             );
             let x = (col as f32 - (columns - 1) as f32 * 0.5) * spacing;
             let y = row as f32 * spacing;
             world.spawn((
-                Mesh3d(sphere),
-                MeshMaterial(m),
+                Mesh3d(sphere.clone()),
+                m,
                 Transform::from_translation(origin + Vec3::new(x, y, 0.0)),
             ));
         }
     }
 }
 
+/// The vertex attribute the ocean material reads as `phase`.
+pub const ATTRIBUTE_PHASE: MeshVertexAttribute =
+    MeshVertexAttribute::new("phase", 0x0f3d_0001, VertexFormat::Float32);
+
 /// A plane patch with a per-vertex `phase` attribute, for the ocean material.
 fn ocean_patch(size: f32, cells: u32) -> Mesh {
-    let plane = shapes::plane(size, cells);
+    let plane = plane(size, cells);
     let phases: Vec<f32> = plane
-        .positions
+        .attribute(Mesh::ATTRIBUTE_POSITION)
+        .and_then(|p| p.as_float3())
+        .unwrap_or_default()
         .iter()
         // A slow swirl of phase across the patch, so the crests bend.
         .map(|p| (p[0] * 1.7).sin() * 0.6 + (p[2] * 1.3 + p[0] * 0.5).cos() * 0.4)
         .collect();
-    plane.with_attribute("phase", 1, phases)
+    plane.with_inserted_attribute(ATTRIBUTE_PHASE, phases)
 }
 
 /// The showcase: the README's main job.
@@ -113,20 +168,18 @@ pub fn showcase(world: &mut World) {
         world,
         Vec3::new(0.0, 3.4, 9.0),
         Vec3::new(0.0, 1.1, -0.6),
-        Camera3d {
-            projection: Projection::Perspective { fov_y: 40f32.to_radians(), near: 0.1, far: 100.0 },
-            ..Default::default()
-        },
+        Projection::Perspective(PerspectiveProjection {
+            fov: 40f32.to_radians(),
+            near: 0.1,
+            far: 100.0,
+            ..default()
+        }),
     );
+    world.insert_resource(DirectionalLightShadowMap { size: 2048 });
     sun(
         world,
         Vec3::new(-4.0, 7.0, 5.0),
-        Some(ShadowSettings {
-            map_size: 2048,
-            half_extent: 7.0,
-            center: Vec3::new(0.0, 0.0, -0.5),
-            ..ShadowSettings::default()
-        }),
+        Some(ShadowBox { half_extent: 7.0, center: Vec3::new(0.0, 0.0, -0.5) }),
     );
     world.spawn(Environment::default());
     ground(world, 380.0, srgb(0.55, 0.56, 0.58));
@@ -134,49 +187,54 @@ pub fn showcase(world: &mut World) {
 
     // The materials issue's materials along the front.
     let toon = load_material(world, "toon.ron");
-    let torus = mesh(world, shapes::torus(0.55, 0.22, 48, 24));
+    let torus = mesh(world, Torus::new(0.33, 0.77).mesh().major_resolution(48).minor_resolution(24));
     world.spawn((
         Mesh3d(torus),
-        MeshMaterial(toon),
+        MeshMaterial3d(toon),
         Transform::from_xyz(-3.3, 0.85, 1.2).with_rotation(Quat::from_rotation_x(1.1)),
     ));
     let brass = load_material(world, "brass.ron");
-    let cylinder = mesh(world, shapes::cylinder(0.5, 1.3, 48));
-    world.spawn((Mesh3d(cylinder), MeshMaterial(brass), Transform::from_xyz(-1.35, 0.65, 1.3)));
+    let cylinder = mesh(world, Cylinder::new(0.5, 1.3).mesh().resolution(48));
+    world.spawn((Mesh3d(cylinder), MeshMaterial3d(brass), Transform::from_xyz(-1.35, 0.65, 1.3)));
     let ocean = load_material(world, "ocean.ron");
-    if let Some(Material::Custom(m)) = world.resource_mut::<Assets<Material>>().get_mut(ocean) {
+    edit(world, &ocean, |m| {
         let _ = m.set_float("amplitude", 0.08);
         let _ = m.set_float("wavelength", 1.6);
-    }
+    });
     let patch = mesh(world, ocean_patch(2.2, 48));
-    world.spawn((Mesh3d(patch), MeshMaterial(ocean), Transform::from_xyz(0.9, 0.2, 1.3)));
+    world.spawn((Mesh3d(patch), MeshMaterial3d(ocean), Transform::from_xyz(0.9, 0.2, 1.3)));
 
     // A pool: stones under translucent water that refracts and absorbs them.
-    let stone = mesh(world, shapes::ico_sphere(0.32, 2));
+    let stone = mesh(world, Sphere::new(0.32).mesh().ico(2).expect("2 subdivisions are few"));
     let rock = material(
         world,
-        StandardMaterial { base_color: srgb(0.75, 0.7, 0.6), roughness: 0.9, ..Default::default() },
+        StandardMaterial { base_color: srgb(0.75, 0.7, 0.6), perceptual_roughness: 0.9, ..default() },
     );
     for (x, z, s) in [(2.9, 1.0, 1.0), (3.5, 1.6, 0.8), (3.3, 0.7, 0.6)] {
         world.spawn((
-            Mesh3d(stone),
-            MeshMaterial(rock),
+            Mesh3d(stone.clone()),
+            rock.clone(),
             Transform::from_xyz(x, 0.12, z).with_scale(Vec3::splat(s)),
         ));
     }
     let water = load_material(world, "water.ron");
-    if let Some(Material::Custom(m)) = world.resource_mut::<Assets<Material>>().get_mut(water) {
+    edit(world, &water, |m| {
         let _ = m.set_float("foam_width", 0.06);
         let _ = m.set_float("absorption_depth", 0.5);
         let _ = m.set_float("ripple_scale", 2.5);
-    }
-    let surface = mesh(world, shapes::plane(2.0, 1));
-    world.spawn((Mesh3d(surface), MeshMaterial(water), NotShadowCaster, Transform::from_xyz(3.2, 0.3, 1.2)));
+    });
+    let surface = mesh(world, plane(2.0, 1));
+    world.spawn((
+        Mesh3d(surface),
+        MeshMaterial3d(water),
+        NotShadowCaster,
+        Transform::from_xyz(3.2, 0.3, 1.2),
+    ));
 }
 
 /// Spheres sweeping metallic (rows) × roughness (columns) under the sky.
 pub fn pbr_grid(world: &mut World) {
-    camera(world, Vec3::new(0.0, 1.0, 6.5), Vec3::new(0.0, 1.0, 0.0), Camera3d::default());
+    camera(world, Vec3::new(0.0, 1.0, 6.5), Vec3::new(0.0, 1.0, 0.0), ());
     world.spawn(Environment::default());
     sun(world, Vec3::new(-3.0, 4.0, 5.0), None);
     sphere_grid(world, Vec3::new(0.0, 0.0, 0.0), 5, 3, 1.0);
@@ -184,40 +242,37 @@ pub fn pbr_grid(world: &mut World) {
 
 /// A cube and a sphere casting shadows on a plane, no environment.
 pub fn shadows(world: &mut World) {
-    camera(world, Vec3::new(0.0, 3.5, 6.0), Vec3::new(0.0, 0.3, 0.0), Camera3d::default());
-    sun(
-        world,
-        Vec3::new(-3.0, 6.0, 2.0),
-        Some(ShadowSettings { half_extent: 4.0, ..ShadowSettings::default() }),
-    );
+    camera(world, Vec3::new(0.0, 3.5, 6.0), Vec3::new(0.0, 0.3, 0.0), ());
+    dim_ambient(world);
+    sun(world, Vec3::new(-3.0, 6.0, 2.0), Some(shadow_box(4.0)));
     ground(world, 10.0, srgb(0.8, 0.8, 0.8));
-    let cube = mesh(world, shapes::cube(1.0));
-    let red = material(world, StandardMaterial::color(srgb(0.8, 0.15, 0.1)));
-    world.spawn((Mesh3d(cube), MeshMaterial(red), Transform::from_xyz(-0.8, 0.5, 0.0)));
-    let sphere = mesh(world, shapes::uv_sphere(0.5, 32, 16));
-    let blue = material(world, StandardMaterial::color(srgb(0.1, 0.3, 0.8)));
-    world.spawn((Mesh3d(sphere), MeshMaterial(blue), Transform::from_xyz(0.9, 0.9, 0.3)));
+    let cube = mesh(world, Cuboid::from_length(1.0));
+    let red = material(world, srgb(0.8, 0.15, 0.1));
+    world.spawn((Mesh3d(cube), red, Transform::from_xyz(-0.8, 0.5, 0.0)));
+    let sphere = mesh(world, Sphere::new(0.5).mesh().uv(32, 16));
+    let blue = material(world, srgb(0.1, 0.3, 0.8));
+    world.spawn((Mesh3d(sphere), blue, Transform::from_xyz(0.9, 0.9, 0.3)));
 }
 
 /// Each blending mode over a checker floor: alpha, additive, multiply (standard material) and
 /// premultiplied (the water material's mode, through a `.ron` material).
 pub fn blending(world: &mut World) {
-    camera(world, Vec3::new(0.0, 2.2, 4.5), Vec3::new(0.0, 0.4, 0.0), Camera3d::default());
+    camera(world, Vec3::new(0.0, 2.2, 4.5), Vec3::new(0.0, 0.4, 0.0), ());
     sun(world, Vec3::new(-2.0, 5.0, 3.0), None);
     world.spawn(Environment { skybox: false, ..Environment::default() });
-    let checker = world.resource_mut::<Assets<Image>>().add(Image::checker(
+    let checker = world.resource_mut::<Assets<Image>>().add(ImageData::checker(
         64,
         8,
         [230, 230, 230, 255],
         [40, 40, 40, 255],
     ));
-    let plane = mesh(world, shapes::plane(6.0, 1));
+    let floor_mesh = mesh(world, plane(6.0, 1));
     let floor = material(
         world,
-        StandardMaterial { base_color_texture: Some(checker), roughness: 0.9, ..Default::default() },
+        StandardMaterial { base_color_texture: Some(checker), perceptual_roughness: 0.9, ..default() },
     );
-    world.spawn((Mesh3d(plane), MeshMaterial(floor), Transform::default()));
-    let quad = mesh(world, shapes::plane(0.9, 1));
+    world.spawn((Mesh3d(floor_mesh), floor, Transform::default()));
+    let quad = mesh(world, plane(0.9, 1));
     let modes = [
         (AlphaMode::Blend, srgb(0.1, 0.5, 1.0), 0.5),
         (AlphaMode::Add, srgb(0.6, 0.2, 0.0), 1.0),
@@ -227,7 +282,7 @@ pub fn blending(world: &mut World) {
         let m = material(
             world,
             StandardMaterial {
-                base_color: [color[0], color[1], color[2], alpha],
+                base_color: color.with_alpha(alpha),
                 alpha_mode,
                 unlit: true,
                 double_sided: true,
@@ -235,8 +290,8 @@ pub fn blending(world: &mut World) {
             },
         );
         world.spawn((
-            Mesh3d(quad),
-            MeshMaterial(m),
+            Mesh3d(quad.clone()),
+            m,
             Transform::from_xyz(-1.5 + i as f32 * 1.0, 0.6, 0.0).with_rotation(Quat::from_rotation_x(1.2)),
         ));
     }
@@ -246,10 +301,10 @@ pub fn blending(world: &mut World) {
             fragment: "fn surface(m: ptr<function, MaterialInputs>) { (*m).base_color = vec4<f32>(0.2, 0.6, 0.1, 0.4); }")"#,
     );
     if let Ok(p) = premultiplied {
-        let m = material(world, p);
+        let m = custom(world, p);
         world.spawn((
             Mesh3d(quad),
-            MeshMaterial(m),
+            m,
             Transform::from_xyz(1.5, 0.6, 0.0).with_rotation(Quat::from_rotation_x(1.2)),
         ));
     }
@@ -257,43 +312,44 @@ pub fn blending(world: &mut World) {
 
 /// The four example `.ron` materials side by side.
 pub fn materials(world: &mut World) {
-    camera(world, Vec3::new(0.0, 2.6, 5.0), Vec3::new(0.0, 0.4, 0.0), Camera3d::default());
-    sun(
-        world,
-        Vec3::new(-3.0, 6.0, 4.0),
-        Some(ShadowSettings { half_extent: 4.0, ..ShadowSettings::default() }),
-    );
+    camera(world, Vec3::new(0.0, 2.6, 5.0), Vec3::new(0.0, 0.4, 0.0), ());
+    sun(world, Vec3::new(-3.0, 6.0, 4.0), Some(shadow_box(4.0)));
     world.spawn(Environment::default());
     ground(world, 10.0, srgb(0.5, 0.5, 0.5));
     let toon = load_material(world, "toon.ron");
-    let sphere = mesh(world, shapes::uv_sphere(0.5, 32, 16));
-    world.spawn((Mesh3d(sphere), MeshMaterial(toon), Transform::from_xyz(-1.8, 0.6, 0.0)));
+    let sphere = mesh(world, Sphere::new(0.5).mesh().uv(32, 16));
+    world.spawn((Mesh3d(sphere.clone()), MeshMaterial3d(toon), Transform::from_xyz(-1.8, 0.6, 0.0)));
     let brass = load_material(world, "brass.ron");
-    world.spawn((Mesh3d(sphere), MeshMaterial(brass), Transform::from_xyz(-0.6, 0.6, 0.0)));
+    world.spawn((Mesh3d(sphere), MeshMaterial3d(brass), Transform::from_xyz(-0.6, 0.6, 0.0)));
     let ocean = load_material(world, "ocean.ron");
-    if let Some(Material::Custom(m)) = world.resource_mut::<Assets<Material>>().get_mut(ocean) {
+    edit(world, &ocean, |m| {
         let _ = m.set_float("amplitude", 0.1);
         let _ = m.set_float("wavelength", 1.2);
-    }
+    });
     let patch = mesh(world, ocean_patch(1.1, 32));
-    world.spawn((Mesh3d(patch), MeshMaterial(ocean), Transform::from_xyz(0.6, 0.15, 0.0)));
-    let cube = mesh(world, shapes::cube(0.4));
-    let red = material(world, StandardMaterial::color(srgb(0.8, 0.2, 0.1)));
-    world.spawn((Mesh3d(cube), MeshMaterial(red), Transform::from_xyz(1.8, 0.15, 0.0)));
+    world.spawn((Mesh3d(patch), MeshMaterial3d(ocean), Transform::from_xyz(0.6, 0.15, 0.0)));
+    let cube = mesh(world, Cuboid::from_length(0.4));
+    let red = material(world, srgb(0.8, 0.2, 0.1));
+    world.spawn((Mesh3d(cube), red, Transform::from_xyz(1.8, 0.15, 0.0)));
     let water = load_material(world, "water.ron");
-    let surface = mesh(world, shapes::plane(1.2, 1));
-    world.spawn((Mesh3d(surface), MeshMaterial(water), NotShadowCaster, Transform::from_xyz(1.8, 0.25, 0.0)));
+    let surface = mesh(world, plane(1.2, 1));
+    world.spawn((
+        Mesh3d(surface),
+        MeshMaterial3d(water),
+        NotShadowCaster,
+        Transform::from_xyz(1.8, 0.25, 0.0),
+    ));
 }
 
 /// Base-colour, normal and emissive textures on the standard material.
 pub fn textures(world: &mut World) {
-    camera(world, Vec3::new(0.0, 1.2, 3.2), Vec3::new(0.0, 0.3, 0.0), Camera3d::default());
+    camera(world, Vec3::new(0.0, 1.2, 3.2), Vec3::new(0.0, 0.3, 0.0), ());
     sun(world, Vec3::new(-2.0, 3.0, 3.0), None);
     world.spawn(Environment { skybox: false, ..Environment::default() });
     let mut images = world.resource_mut::<Assets<Image>>();
-    let checker = images.add(Image::checker(64, 4, [240, 200, 60, 255], [60, 90, 200, 255]));
+    let checker = images.add(ImageData::checker(64, 4, [240, 200, 60, 255], [60, 90, 200, 255]));
     // Bumps: a normal map of tilted stripes.
-    let mut normal = Image::solid(32, 32, [128, 128, 255, 255], ImageFormat::Rgba8Linear);
+    let mut normal = ImageData::solid(32, 32, [128, 128, 255, 255], ImageFormat::Rgba8Linear);
     for y in 0..32 {
         for x in 0..32 {
             let t = if (x / 4) % 2 == 0 { [200u8, 128, 220, 255] } else { [56, 128, 220, 255] };
@@ -302,50 +358,56 @@ pub fn textures(world: &mut World) {
         }
     }
     let normal = images.add(normal);
-    let glow = images.add(Image::checker(16, 2, [255, 255, 255, 255], [0, 0, 0, 255]));
-    let cube = mesh(world, shapes::cube(0.8));
+    let glow = images.add(ImageData::checker(16, 2, [255, 255, 255, 255], [0, 0, 0, 255]));
+    let cube = mesh(world, Cuboid::from_length(0.8));
     let a = material(
         world,
-        StandardMaterial { base_color_texture: Some(checker), roughness: 0.6, ..Default::default() },
+        StandardMaterial { base_color_texture: Some(checker), perceptual_roughness: 0.6, ..default() },
     );
     world.spawn((
         Mesh3d(cube),
-        MeshMaterial(a),
+        a,
         Transform::from_xyz(-0.7, 0.3, 0.0).with_rotation(Quat::from_rotation_y(0.6)),
     ));
-    let mut sphere_mesh = shapes::uv_sphere(0.45, 32, 16);
-    sphere_mesh.generate_tangents();
-    let sphere = mesh(world, sphere_mesh);
+    // Tangents are generated by the render world for meshes that have none.
+    let sphere = mesh(world, Sphere::new(0.45).mesh().uv(32, 16));
     let b = material(
         world,
         StandardMaterial {
             base_color: srgb(0.8, 0.8, 0.85),
-            normal_texture: Some(normal),
-            emissive: [1.5, 0.6, 0.2],
+            normal_map_texture: Some(normal),
+            emissive: LinearRgba::rgb(1.5, 0.6, 0.2),
             emissive_texture: Some(glow),
-            roughness: 0.35,
-            ..Default::default()
+            perceptual_roughness: 0.35,
+            ..default()
         },
     );
-    world.spawn((Mesh3d(sphere), MeshMaterial(b), Transform::from_xyz(0.7, 0.35, 0.0)));
+    // Bevy's UV sphere has its poles on Z: stood upright, the stripes run around it.
+    world.spawn((
+        Mesh3d(sphere),
+        b,
+        Transform::from_xyz(0.7, 0.35, 0.0)
+            .with_rotation(Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2)),
+    ));
 }
 
 /// Three coloured point lights over a plane and spheres, no sun.
 pub fn point_lights(world: &mut World) {
-    camera(world, Vec3::new(0.0, 3.0, 5.0), Vec3::new(0.0, 0.2, 0.0), Camera3d::default());
+    camera(world, Vec3::new(0.0, 3.0, 5.0), Vec3::new(0.0, 0.2, 0.0), ());
+    dim_ambient(world);
     ground(world, 8.0, srgb(0.7, 0.7, 0.7));
-    let sphere = mesh(world, shapes::ico_sphere(0.35, 3));
-    let white = material(world, StandardMaterial { roughness: 0.3, ..Default::default() });
+    let sphere = mesh(world, Sphere::new(0.35).mesh().ico(3).expect("3 subdivisions are few"));
+    let white = material(world, StandardMaterial { perceptual_roughness: 0.3, ..default() });
     for x in [-1.2f32, 0.0, 1.2] {
-        world.spawn((Mesh3d(sphere), MeshMaterial(white), Transform::from_xyz(x, 0.35, 0.0)));
+        world.spawn((Mesh3d(sphere.clone()), white.clone(), Transform::from_xyz(x, 0.35, 0.0)));
     }
     for (pos, color) in [
-        (Vec3::new(-1.5, 1.0, 1.0), [1.0, 0.2, 0.1]),
-        (Vec3::new(0.0, 1.2, -1.0), [0.2, 1.0, 0.3]),
-        (Vec3::new(1.5, 1.0, 1.0), [0.2, 0.4, 1.0]),
+        (Vec3::new(-1.5, 1.0, 1.0), Color::linear_rgb(1.0, 0.2, 0.1)),
+        (Vec3::new(0.0, 1.2, -1.0), Color::linear_rgb(0.2, 1.0, 0.3)),
+        (Vec3::new(1.5, 1.0, 1.0), Color::linear_rgb(0.2, 0.4, 1.0)),
     ] {
         world.spawn((
-            PointLight { color, intensity: 6.0, range: 6.0, radius: 0.05 },
+            PointLight { color, intensity: lumens(6.0), range: 6.0, radius: 0.05, ..default() },
             Transform::from_translation(pos),
         ));
     }
@@ -357,36 +419,41 @@ pub fn unlit_no_environment(world: &mut World) {
         world,
         Vec3::new(1.5, 1.5, 2.5),
         Vec3::ZERO,
-        Camera3d { clear_color: [0.1, 0.1, 0.3, 1.0], ..Default::default() },
+        Camera { clear_color: ClearColorConfig::Custom(Color::linear_rgb(0.1, 0.1, 0.3)), ..default() },
     );
-    let mut cube = shapes::cube(1.0);
-    cube.colors = cube.positions.iter().map(|p| [p[0] + 0.5, p[1] + 0.5, p[2] + 0.5, 1.0]).collect();
-    let cube = mesh(world, cube);
-    let m = material(world, StandardMaterial { unlit: true, ..Default::default() });
-    world.spawn((Mesh3d(cube), MeshMaterial(m), Transform::default()));
+    dim_ambient(world);
+    let cube = Mesh::from(Cuboid::from_length(1.0));
+    let colors: Vec<[f32; 4]> = cube
+        .attribute(Mesh::ATTRIBUTE_POSITION)
+        .and_then(|p| p.as_float3())
+        .unwrap_or_default()
+        .iter()
+        .map(|p| [p[0] + 0.5, p[1] + 0.5, p[2] + 0.5, 1.0])
+        .collect();
+    let cube = mesh(world, cube.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors));
+    let m = material(world, StandardMaterial { unlit: true, ..default() });
+    world.spawn((Mesh3d(cube), m, Transform::default()));
 }
 
 fn tonemap_scene(world: &mut World, tonemapping: Tonemapping) {
-    camera(
-        world,
-        Vec3::new(0.0, 0.6, 4.0),
-        Vec3::new(0.0, 0.3, 0.0),
-        Camera3d { tonemapping, exposure: 1.5, ..Default::default() },
-    );
+    // Half a stop brighter than the default exposure (×1.5).
+    let exposure = Exposure { ev100: Exposure::default().ev100 - 1.5f32.log2() };
+    camera(world, Vec3::new(0.0, 0.6, 4.0), Vec3::new(0.0, 0.3, 0.0), (tonemapping, exposure));
     sun(world, Vec3::new(-2.0, 3.0, 3.0), None);
     world.spawn(Environment::default());
-    let sphere = mesh(world, shapes::uv_sphere(0.4, 32, 16));
+    let sphere = mesh(world, Sphere::new(0.4).mesh().uv(32, 16));
     for (i, emissive) in [[0.0, 0.0, 0.0], [2.0, 0.6, 0.1], [0.2, 1.0, 6.0]].into_iter().enumerate() {
         let m = material(
             world,
             StandardMaterial {
                 base_color: srgb(0.9, 0.9, 0.9),
-                emissive,
-                roughness: 0.2,
-                ..Default::default()
+                // Emissive is not exposed: ×1.5 keeps the picture the exposure used to make.
+                emissive: LinearRgba::rgb(emissive[0], emissive[1], emissive[2]) * 1.5,
+                perceptual_roughness: 0.2,
+                ..default()
             },
         );
-        world.spawn((Mesh3d(sphere), MeshMaterial(m), Transform::from_xyz(-1.0 + i as f32, 0.4, 0.0)));
+        world.spawn((Mesh3d(sphere.clone()), m, Transform::from_xyz(-1.0 + i as f32, 0.4, 0.0)));
     }
 }
 
@@ -411,10 +478,7 @@ pub fn sky_only(world: &mut World) {
         world,
         Vec3::ZERO,
         Vec3::new(0.4, 0.25, 0.3),
-        Camera3d {
-            projection: Projection::Perspective { fov_y: 1.4, near: 0.1, far: 10.0 },
-            ..Default::default()
-        },
+        Projection::Perspective(PerspectiveProjection { fov: 1.4, near: 0.1, far: 10.0, ..default() }),
     );
     world.spawn(Environment::default());
 }

@@ -90,7 +90,9 @@ fn engine_blocks_are_laid_out_by_naga() {
     assert_eq!(view.member("camera_position").map(|m| (m.offset, m.size)), Some((320, 12)));
     assert_eq!(view.member("time").map(|m| m.offset), Some(332), "a float fills the vec3's last slot");
     let lights = &blocks[1];
-    assert_eq!(lights.member("points").map(|m| (m.offset, m.size)), Some((112, 256)));
+    // Eight lights of 13 floats each (position, range, colour, radius, spot axis, scale,
+    // offset), a 16-byte aligned struct of 64 bytes.
+    assert_eq!(lights.member("points").map(|m| (m.offset, m.size)), Some((112, 512)));
 }
 
 fn material_with(varyings: &str, fragment: &str) -> f3d_materials::CompiledMaterial {

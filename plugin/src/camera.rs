@@ -1,60 +1,29 @@
-//! Cameras: what is seen, how it is exposed and tonemapped, and where it goes.
+//! Cameras are bevy_camera's: [`Camera3d`](bevy_camera::Camera3d) with its
+//! [`Camera`] (order, activity, viewport, clear colour), [`Projection`], [`RenderTarget`] and
+//! [`Exposure`](bevy_camera::Exposure). f3d adds the [`Tonemapping`] component and fills in
+//! what bevy_render's camera system would: each camera's target size, its projection's aspect
+//! ratio and its `clip_from_view` ([`update_cameras`], before Bevy computes frusta, so frustum
+//! culling sees the right shape).
+//!
+//! The target: `RenderTarget::Window(_)` is the app's main target (the window, or headless
+//! the offscreen image of [`F3dRenderPlugin::size`](crate::plugin::F3dRenderPlugin)); an image
+//! target is an offscreen image of that image's size; `RenderTarget::None { size }` that size.
+//!
+//! Depth: f3d draws with depth 0 at the near plane and 1 at the far plane. Bevy's perspective
+//! matrix is reverse-Z and infinite, so f3d builds its own from the same fields (`fov`,
+//! `aspect_ratio`, `near`, `far`); a custom projection's matrix is taken as Bevy's convention
+//! (reverse Z) and flipped.
 
-use bevy_ecs::prelude::Component;
-use bevy_math::Mat4;
-use bevy_transform::components::Transform;
+use bevy_asset::Assets;
+use bevy_camera::{Camera, Projection, RenderTarget, RenderTargetInfo};
+use bevy_ecs::prelude::*;
+use bevy_image::Image;
+use bevy_math::{Mat4, UVec2};
 
-/// How the camera projects.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Projection {
-    /// Perspective with a vertical field of view in radians.
-    Perspective {
-        /// Vertical field of view, radians.
-        fov_y: f32,
-        /// Near plane distance.
-        near: f32,
-        /// Far plane distance.
-        far: f32,
-    },
-    /// Orthographic, `height` world units tall (width from the aspect ratio).
-    Orthographic {
-        /// Visible height in world units.
-        height: f32,
-        /// Near plane distance.
-        near: f32,
-        /// Far plane distance.
-        far: f32,
-    },
-}
+use crate::plugin::RenderSettings;
 
-impl Default for Projection {
-    fn default() -> Self {
-        Self::Perspective { fov_y: 45f32.to_radians(), near: 0.1, far: 200.0 }
-    }
-}
-
-impl Projection {
-    /// Clip from view for a target of `aspect` (width / height), depth 0 (near) to 1 (far).
-    // glam 0.33 deprecates these in favour of free functions with the same results; the
-    // methods read better here.
-    #[allow(deprecated)]
-    pub fn matrix(&self, aspect: f32) -> Mat4 {
-        let aspect = if aspect.is_finite() && aspect > 0.0 { aspect } else { 1.0 };
-        match *self {
-            Self::Perspective { fov_y, near, far } => {
-                let near = near.max(1e-4);
-                Mat4::perspective_rh(fov_y.clamp(1e-3, 3.1), aspect, near, far.max(near * 1.001))
-            }
-            Self::Orthographic { height, near, far } => {
-                let h = height.abs().max(1e-6) * 0.5;
-                Mat4::orthographic_rh(-h * aspect, h * aspect, -h, h, near, far.max(near + 1e-3))
-            }
-        }
-    }
-}
-
-/// The tone curve the tonemap pass applies (DESIGN §2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// The tone curve the tonemap pass applies (DESIGN §2): a component on the camera.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Tonemapping {
     /// Clamp only.
     None,
@@ -76,53 +45,96 @@ impl Tonemapping {
     }
 }
 
-/// Where a camera's picture goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RenderTarget {
-    /// The app's main target: the window, or in a headless app the offscreen image of the
-    /// plugin's size (what screenshots read).
-    #[default]
-    Window,
-    /// An offscreen image of its own size (screenshots read it).
-    Image {
-        /// Width in pixels.
-        width: u32,
-        /// Height in pixels.
-        height: u32,
-    },
-}
-
-/// A 3D camera. The active camera with the lowest `order` draws; it looks down its
-/// transform's −Z with +Y up.
-#[derive(Component, Clone, Debug, PartialEq)]
-#[require(Transform)]
-pub struct Camera3d {
-    /// Perspective or orthographic.
-    pub projection: Projection,
-    /// Multiplier on scene radiance before tonemapping.
-    pub exposure: f32,
-    /// The tone curve.
-    pub tonemapping: Tonemapping,
-    /// Linear colour the scene is cleared to where nothing (not even a sky) draws.
-    pub clear_color: [f32; 4],
-    /// Where the picture goes.
-    pub target: RenderTarget,
-    /// Lower orders win when several cameras are active.
-    pub order: i32,
-    /// Whether it draws.
-    pub active: bool,
-}
-
-impl Default for Camera3d {
-    fn default() -> Self {
-        Self {
-            projection: Projection::default(),
-            exposure: 1.0,
-            tonemapping: Tonemapping::default(),
-            clear_color: [0.02, 0.02, 0.025, 1.0],
-            target: RenderTarget::default(),
-            order: 0,
-            active: true,
+/// The size in pixels of what `target` draws into, if it is known yet (an image target whose
+/// image has not loaded is not).
+pub fn target_size(target: Option<&RenderTarget>, main: (u32, u32), images: &Assets<Image>) -> Option<UVec2> {
+    match target {
+        None | Some(RenderTarget::Window(_)) | Some(RenderTarget::TextureView(_)) => {
+            Some(UVec2::new(main.0, main.1))
         }
+        Some(RenderTarget::Image(t)) => images.get(&t.handle).map(|i| i.size()),
+        Some(RenderTarget::None { size }) => Some(*size),
+    }
+    .filter(|s| s.x > 0 && s.y > 0)
+}
+
+/// Fills each camera's target info and projection aspect (what bevy_render's camera system
+/// does), in `PostUpdate` before frusta are computed.
+pub fn update_cameras(
+    settings: Res<RenderSettings>,
+    images: Res<Assets<Image>>,
+    mut cameras: Query<(&mut Camera, &mut Projection, Option<&RenderTarget>)>,
+) {
+    for (mut camera, mut projection, target) in &mut cameras {
+        let Some(size) = target_size(target, settings.size, &images) else { continue };
+        let info = RenderTargetInfo { physical_size: size, scale_factor: 1.0 };
+        let viewport = camera.viewport.as_ref().map_or(size, |v| v.physical_size.min(size)).max(UVec2::ONE);
+        let stale = camera.computed.target_info.as_ref().is_none_or(|t| t.physical_size != size)
+            || camera.computed.old_viewport_size != Some(viewport);
+        if stale || projection.is_changed() {
+            let computed = &mut camera.computed;
+            computed.target_info = Some(info);
+            computed.old_viewport_size = Some(viewport);
+            projection.update(viewport.x as f32, viewport.y as f32);
+            camera.computed.clip_from_view = projection.get_clip_from_view();
+        }
+    }
+}
+
+/// Clip from view with depth 0 at the near plane and 1 at the far plane (see the module docs).
+// glam 0.33 deprecates the methods in favour of free functions with the same results.
+#[allow(deprecated)]
+pub fn clip_from_view(projection: &Projection) -> Mat4 {
+    match projection {
+        Projection::Perspective(p) => {
+            let aspect =
+                if p.aspect_ratio.is_finite() && p.aspect_ratio > 0.0 { p.aspect_ratio } else { 1.0 };
+            let near = p.near.max(1e-4);
+            Mat4::perspective_rh(p.fov.clamp(1e-3, 3.1), aspect, near, p.far.max(near * 1.001))
+        }
+        Projection::Orthographic(o) => {
+            let a = o.area;
+            let (w, h) = ((a.max.x - a.min.x).abs().max(1e-6), (a.max.y - a.min.y).abs().max(1e-6));
+            Mat4::orthographic_rh(
+                a.min.x,
+                a.min.x + w,
+                a.min.y,
+                a.min.y + h,
+                o.near,
+                o.far.max(o.near + 1e-3),
+            )
+        }
+        Projection::Custom(_) => {
+            // Reverse Z to forward Z: z' = w - z.
+            let m = projection.get_clip_from_view();
+            let (x, y, z, w) = (m.row(0), m.row(1), m.row(2), m.row(3));
+            Mat4::from_cols(x, y, w - z, w).transpose()
+        }
+    }
+}
+
+/// The multiplier Bevy's `Exposure` puts on scene light (1 / (1.2 · 2^EV100)).
+pub fn exposure_multiplier(exposure: Option<&bevy_camera::Exposure>) -> f32 {
+    exposure.copied().unwrap_or_default().exposure()
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy_camera::PerspectiveProjection;
+    use bevy_math::Vec4;
+
+    use super::*;
+
+    /// The near plane lands at depth 0 and the far plane at 1; a custom projection in Bevy's
+    /// reverse-Z convention is flipped to the same.
+    #[test]
+    fn depth_runs_from_near_to_far() {
+        let p = Projection::Perspective(PerspectiveProjection { near: 0.5, far: 50.0, ..Default::default() });
+        let m = clip_from_view(&p);
+        let depth = |z: f32| {
+            let c = m * Vec4::new(0.0, 0.0, -z, 1.0);
+            c.z / c.w
+        };
+        assert!(depth(0.5).abs() < 1e-5 && (depth(50.0) - 1.0).abs() < 1e-4);
     }
 }

@@ -1,4 +1,12 @@
-//! Images: texture data an app gives to materials.
+//! Images are bevy_image's [`Image`](bevy_image::Image) (loaded by the `AssetServer` from PNG,
+//! JPEG, HDR or KTX2, or built by hand). The render world takes each one as an [`ImageData`]:
+//! RGBA8, sRGB or linear as the image's format says, its first layer and level (f3d makes
+//! its own mips). Formats that are not RGBA8 are converted: `R8`/`Rg8` expand to grey,
+//! `Bgra8` is swizzled, half and full floats are clamped to 0–1 (linear). Block-compressed
+//! formats and images without data in the main world are refused with an error naming the
+//! format.
+
+use wgpu_types::TextureFormat;
 
 /// How an image's bytes are to be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -9,9 +17,10 @@ pub enum ImageFormat {
     Rgba8Linear,
 }
 
-/// An RGBA8 image, rows from the top. Mipmaps are generated at upload.
+/// An RGBA8 image as the render world uploads it, rows from the top. Mipmaps are generated at
+/// upload.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Image {
+pub struct ImageData {
     /// Width in texels.
     pub width: u32,
     /// Height in texels.
@@ -22,13 +31,66 @@ pub struct Image {
     pub data: Vec<u8>,
 }
 
-impl Image {
+/// The largest side f3d uploads (texels): what every backend's 2D textures take.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+
+impl ImageData {
+    /// The image as f3d uploads it (see the module docs), or why it cannot be.
+    pub fn from_bevy(image: &bevy_image::Image) -> Result<Self, String> {
+        let desc = &image.texture_descriptor;
+        let (width, height) = (desc.size.width, desc.size.height);
+        if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+            return Err(format!("{width}x{height} texels (1 to {MAX_IMAGE_SIDE} a side)"));
+        }
+        let data = image.data.as_deref().ok_or("the image has no data in the main world")?;
+        let texels = (width * height) as usize;
+        let format = desc.format;
+        let need = |bytes_per_texel: usize| -> Result<&[u8], String> {
+            data.get(..texels * bytes_per_texel)
+                .ok_or_else(|| format!("{} bytes for {width}x{height} texels of {format:?}", data.len()))
+        };
+        let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        let (out_format, bytes): (ImageFormat, Vec<u8>) = match format {
+            TextureFormat::Rgba8UnormSrgb => (ImageFormat::Rgba8Srgb, need(4)?.to_vec()),
+            TextureFormat::Rgba8Unorm => (ImageFormat::Rgba8Linear, need(4)?.to_vec()),
+            TextureFormat::Bgra8UnormSrgb | TextureFormat::Bgra8Unorm => {
+                let swizzled = need(4)?.chunks_exact(4).flat_map(|c| [c[2], c[1], c[0], c[3]]).collect();
+                let f = if format.is_srgb() { ImageFormat::Rgba8Srgb } else { ImageFormat::Rgba8Linear };
+                (f, swizzled)
+            }
+            TextureFormat::R8Unorm => {
+                (ImageFormat::Rgba8Linear, need(1)?.iter().flat_map(|&v| [v, v, v, 255]).collect())
+            }
+            TextureFormat::Rg8Unorm => (
+                ImageFormat::Rgba8Linear,
+                need(2)?.chunks_exact(2).flat_map(|c| [c[0], c[0], c[0], c[1]]).collect(),
+            ),
+            TextureFormat::Rgba16Float => (
+                ImageFormat::Rgba8Linear,
+                need(8)?
+                    .chunks_exact(2)
+                    .map(|c| unorm(half::f16::from_le_bytes([c[0], c[1]]).to_f32()))
+                    .collect(),
+            ),
+            TextureFormat::Rgba32Float => (
+                ImageFormat::Rgba8Linear,
+                need(16)?
+                    .chunks_exact(4)
+                    .map(|c| unorm(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                    .collect(),
+            ),
+            other => return Err(format!("the texture format {other:?} is not one f3d samples")),
+        };
+        Ok(Self { width, height, format: out_format, data: bytes })
+    }
+
     /// An image of one colour.
     pub fn solid(width: u32, height: u32, rgba: [u8; 4], format: ImageFormat) -> Self {
         Self { width, height, format, data: rgba.repeat((width * height) as usize) }
     }
 
-    /// A checkerboard of `cells`×`cells` squares of two colours (sRGB).
+    /// A checkerboard of `cells`×`cells` squares of two colours (sRGB); `.into()` makes it a
+    /// bevy `Image`.
     pub fn checker(size: u32, cells: u32, a: [u8; 4], b: [u8; 4]) -> Self {
         let cell = (size / cells.max(1)).max(1);
         let mut data = Vec::with_capacity((size * size * 4) as usize);
@@ -84,5 +146,22 @@ impl Image {
             levels.push((nw, nh, next));
         }
         levels
+    }
+}
+
+impl From<ImageData> for bevy_image::Image {
+    /// A bevy image of the same texels (`Rgba8UnormSrgb` or `Rgba8Unorm`).
+    fn from(image: ImageData) -> Self {
+        let format = match image.format {
+            ImageFormat::Rgba8Srgb => TextureFormat::Rgba8UnormSrgb,
+            ImageFormat::Rgba8Linear => TextureFormat::Rgba8Unorm,
+        };
+        bevy_image::Image::new(
+            wgpu_types::Extent3d { width: image.width, height: image.height, depth_or_array_layers: 1 },
+            wgpu_types::TextureDimension::D2,
+            image.data,
+            format,
+            bevy_asset::RenderAssetUsages::default(),
+        )
     }
 }

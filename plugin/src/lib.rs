@@ -1,20 +1,28 @@
 //! # f3d: the render plugin
 //!
-//! The one crate an app depends on. Add [`F3dRenderPlugin`](plugin::F3dRenderPlugin), spawn
-//! a [`Camera3d`](camera::Camera3d), meshes ([`Mesh3d`](mesh::Mesh3d) +
-//! [`MeshMaterial`](material::MeshMaterial)), lights and an [`Environment`](environment::Environment)
-//! as ordinary entities, and f3d draws them through the HAL on whichever backend the
+//! The one crate an app depends on besides Bevy's scene crates. Add
+//! [`F3dRenderPlugin`](plugin::F3dRenderPlugin), spawn a `Camera3d`, meshes (`Mesh3d` +
+//! [`MeshMaterial3d`](material::MeshMaterial3d)), lights and an
+//! [`Environment`](environment::Environment) as ordinary entities, and f3d draws them through the HAL on whichever backend the
 //! [`DeviceRegistry`](f3d_hal::DeviceRegistry) opens (a GPU backend when one is compiled in and
 //! available, else the soft rasteriser):
 //!
 //! ```no_run
 //! use f3d::prelude::*;
 //!
-//! fn setup(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials: ResMut<Assets<Material>>) {
-//!     let cube = meshes.add(shapes::cube(1.0));
-//!     let red = materials.add(StandardMaterial::color(srgb(0.8, 0.1, 0.1)).into());
-//!     commands.spawn((Mesh3d(cube), MeshMaterial(red)));
-//!     commands.spawn((DirectionalLight::default(), Transform::from_xyz(3.0, 5.0, 2.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//! fn setup(
+//!     mut commands: Commands,
+//!     mut meshes: ResMut<Assets<Mesh>>,
+//!     mut materials: ResMut<Assets<StandardMaterial>>,
+//! ) {
+//!     commands.spawn((
+//!         Mesh3d(meshes.add(Cuboid::new(1.0, 1.0, 1.0))),
+//!         MeshMaterial3d(materials.add(Color::srgb(0.8, 0.1, 0.1))),
+//!     ));
+//!     commands.spawn((
+//!         DirectionalLight { illuminance: 3000.0, shadow_maps_enabled: true, ..default() },
+//!         Transform::from_xyz(3.0, 5.0, 2.0).looking_at(Vec3::ZERO, Vec3::Y),
+//!     ));
 //!     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 1.5, 4.0).looking_at(Vec3::ZERO, Vec3::Y)));
 //!     commands.spawn(Environment::default());
 //!     commands.spawn(Screenshot::to_file("cube.png"));
@@ -26,6 +34,25 @@
 //!     .run();
 //! ```
 //!
+//! The scene is Bevy's own: `Assets`, `Handle` and the `AssetServer` from bevy_asset, `Mesh`
+//! and `Mesh3d` from bevy_mesh (meshes of bevy's primitives: `Cuboid`, `Sphere`, `Plane3d`,
+//! `Torus`, `Cylinder`), `Image` from bevy_image, `Camera3d`, `Projection`, `Exposure` and the
+//! visibility components from bevy_camera (whose frustum culling decides what is drawn), lights
+//! from bevy_light, colours from bevy_color. The plugin adds the Bevy plugins those need when
+//! the app has not ([`plugin`] lists them). What is f3d's own: the render world and its passes,
+//! the materials ([`StandardMaterial`](material::StandardMaterial), `.ron`
+//! [`CustomMaterial`](material::CustomMaterial)s), the [`Environment`](environment::Environment),
+//! [`Tonemapping`](camera::Tonemapping), screenshots and the HAL underneath.
+//!
+//! ### Units
+//!
+//! Lights are in Bevy's photometric units (lux for directional lights, lumens for point and
+//! spot lights) and the camera's [`Exposure`](bevy_camera::Exposure) (EV100, Bevy's default
+//! 9.7) scales them before shading: the render world holds pre-exposed radiance, so a bright
+//! sun never overflows the half-float scene target. The environment's
+//! [`intensity`](environment::Environment::intensity) is in cd/m² and exposed the same way;
+//! emissive colours are not exposed (they are what the screen shows, as authored).
+
 //! ## The frame (DESIGN §2)
 //!
 //! ```text
@@ -69,12 +96,11 @@
 //!   (feature `window`, wgpu) opens a winit window, presents each frame in it and follows its
 //!   size ([`window`] says how and why).
 //!
-//! Limits today: one camera draws (the active one with the lowest order); no frustum culling
-//! (batches are drawn whole).
+//! Limits today: one camera draws (the active one with the lowest order); a camera whose
+//! target is an image draws offscreen at that image's size (screenshots read it) but does not
+//! yet write the image asset.
 
-pub mod assets;
 pub mod camera;
-pub mod color;
 pub mod environment;
 pub mod image;
 pub mod light;
@@ -84,35 +110,46 @@ pub mod passes;
 pub mod plugin;
 pub mod render;
 pub mod screenshot;
-pub mod visibility;
 pub mod window;
 
 /// Re-exported so apps and backends name the same crates.
-pub use {bevy_app, bevy_ecs, bevy_math, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph};
+pub use {
+    bevy_app, bevy_asset, bevy_camera, bevy_color, bevy_ecs, bevy_image, bevy_light, bevy_log, bevy_math,
+    bevy_mesh, bevy_shape, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph,
+};
 
 /// What most apps use.
 pub mod prelude {
     pub use bevy_app::prelude::*;
+    pub use bevy_asset::prelude::*;
+    pub use bevy_camera::prelude::*;
+    pub use bevy_camera::visibility::NoFrustumCulling;
+    pub use bevy_camera::{Exposure, RenderTarget, Viewport};
+    pub use bevy_color::prelude::*;
     pub use bevy_ecs::prelude::*;
+    pub use bevy_image::Image;
+    pub use bevy_light::prelude::*;
+    pub use bevy_light::{DirectionalLightShadowMap, NotShadowCaster};
     pub use bevy_math::prelude::*;
+    pub use bevy_mesh::prelude::*;
+    pub use bevy_shape::prelude::*;
     pub use bevy_transform::prelude::*;
 
-    pub use crate::assets::{Assets, Handle};
-    pub use crate::camera::{Camera3d, Projection, RenderTarget, Tonemapping};
-    pub use crate::color::{srgb, srgb_hex};
+    pub use crate::camera::Tonemapping;
     pub use crate::environment::{Environment, EnvironmentSource, EquirectImage, Sky};
-    pub use crate::image::{Image, ImageFormat};
-    pub use crate::light::{DirectionalLight, PointLight, ShadowSettings};
+    pub use crate::light::ShadowBox;
     pub use crate::material::{
-        AlphaMode, CustomMaterial, HotReload, Material, MaterialEvent, MaterialWatch, MeshMaterial,
-        NotShadowCaster, StandardMaterial,
+        AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, StandardMaterial,
     };
-    pub use crate::mesh::{Mesh, Mesh3d, shapes};
     pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
     pub use crate::render::graph::{FrameGraph, ViewGraph};
     pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
     pub use crate::render::{RenderApp, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
-    pub use crate::visibility::Visibility;
     pub use crate::window::WindowSettings;
+
+    /// `T::default()`, as Bevy's prelude has it.
+    pub fn default<T: Default>() -> T {
+        T::default()
+    }
 }

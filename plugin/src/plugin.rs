@@ -1,23 +1,36 @@
-//! [`F3dRenderPlugin`]: opens the device and sets up the render world.
+//! [`F3dRenderPlugin`]: adds the Bevy scene plugins it draws from, opens the device and sets
+//! up the render world.
+//!
+//! The Bevy plugins the scene needs are added when the app has not added them already (so an
+//! app with Bevy's own plugin set keeps its configuration): `TaskPoolPlugin`, `AssetPlugin`,
+//! `ImagePlugin` (with its loaders for PNG, JPEG, HDR and KTX2), `MeshPlugin`,
+//! `TransformPlugin`, `CameraPlugin` (visibility and frustum culling) and `LightPlugin`. The
+//! plugin registers `StandardMaterial` and `CustomMaterial` as assets and fills in each
+//! camera's target size and projection (see [`crate::camera`]).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use bevy_app::{App, First, Last, Plugin, SubApp};
+use bevy_app::{App, First, Last, Plugin, PostUpdate, SubApp, TaskPoolPlugin};
+use bevy_asset::{AssetApp, AssetPlugin};
+use bevy_camera::visibility::VisibilitySystems;
+use bevy_camera::{CameraPlugin, CameraUpdateSystems};
 use bevy_ecs::prelude::*;
+use bevy_image::{CompressedImageFormats, ImageLoader, ImagePlugin};
+use bevy_light::{LightPlugin, NotShadowCaster};
+use bevy_mesh::{Mesh3d, MeshPlugin};
 use bevy_transform::TransformPlugin;
+use bevy_transform::TransformSystems;
 use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
 
-use crate::assets::Assets;
-use crate::image::Image;
 use crate::material::{
-    HotReload, Material, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore,
+    CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore,
+    StandardMaterial,
 };
-use crate::mesh::Mesh;
 use crate::passes;
 use crate::render::extract::{
-    self, ExtractedAssets, ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights,
-    ExtractedScreenshots, InstanceChanges,
+    self, ExtractEveryAsset, ExtractedAssets, ExtractedCamera, ExtractedEnvironment, ExtractedFrame,
+    ExtractedLights, ExtractedScreenshots, InstanceChanges, RenderAssetIds,
 };
 use crate::render::graph::{
     FrameGraph, KeepGraphDump, LastGraph, RenderTransients, ReportedErrors, execute_frame_graph,
@@ -88,7 +101,7 @@ impl Default for StandardPasses {
 }
 
 /// The render plugin. `App::new().add_plugins(F3dRenderPlugin::default())` opens a device
-/// (soft when there is no GPU) and draws every [`Camera3d`](crate::camera::Camera3d).
+/// (soft when there is no GPU) and draws the Bevy scene (see the [module docs](self)).
 #[derive(Clone, Debug)]
 pub struct F3dRenderPlugin {
     /// Which backend.
@@ -185,6 +198,34 @@ fn tick_clock(mut clock: ResMut<FrameClock>) {
     };
 }
 
+/// Adds the Bevy plugins the scene needs that the app has not added (see the module docs).
+fn add_scene_plugins(app: &mut App) {
+    if !app.is_plugin_added::<TaskPoolPlugin>() {
+        app.add_plugins(TaskPoolPlugin::default());
+    }
+    if !app.is_plugin_added::<AssetPlugin>() {
+        app.add_plugins(AssetPlugin::default());
+    }
+    if !app.is_plugin_added::<ImagePlugin>() {
+        app.add_plugins(ImagePlugin::default());
+        // bevy_render registers the image loader (it knows the GPU's compressed formats);
+        // f3d decodes on the CPU, so no compressed format is claimed.
+        app.register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
+    }
+    if !app.is_plugin_added::<MeshPlugin>() {
+        app.add_plugins(MeshPlugin);
+    }
+    if !app.is_plugin_added::<TransformPlugin>() {
+        app.add_plugins(TransformPlugin);
+    }
+    if !app.is_plugin_added::<CameraPlugin>() {
+        app.add_plugins(CameraPlugin);
+    }
+    if !app.is_plugin_added::<LightPlugin>() {
+        app.add_plugins(LightPlugin);
+    }
+}
+
 /// The device registry of the backends compiled in, in the default order: soft first (tried
 /// last), then the GPU backends. The null backend is registered too but only ever opens
 /// when asked for by name.
@@ -242,9 +283,24 @@ pub struct RenderRegistry(pub DeviceRegistry);
 
 impl Plugin for F3dRenderPlugin {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<TransformPlugin>() {
-            app.add_plugins(TransformPlugin);
-        }
+        add_scene_plugins(app);
+        app.init_asset::<StandardMaterial>().init_asset::<CustomMaterial>();
+        // Hooks list mesh entities for extraction when these are inserted, replaced or
+        // removed (bevy_camera's visibility plugin owns `Mesh3d`'s add hook; these are free).
+        let world = app.world_mut();
+        let hooks = world.register_component_hooks::<Mesh3d>();
+        let _ = hooks.try_on_insert(extract::touch_instance);
+        let _ = hooks.try_on_discard(extract::touch_instance);
+        let hooks = world.register_component_hooks::<NotShadowCaster>();
+        let _ = hooks.try_on_insert(extract::touch_instance);
+        let _ = hooks.try_on_discard(extract::touch_instance);
+        app.add_systems(
+            PostUpdate,
+            crate::camera::update_cameras
+                .in_set(CameraUpdateSystems)
+                .after(TransformSystems::Propagate)
+                .before(VisibilitySystems::UpdateFrusta),
+        );
         #[cfg(feature = "window")]
         if let Some(window) = &self.window {
             let (plugin, window) = (self.clone(), window.clone());
@@ -253,10 +309,7 @@ impl Plugin for F3dRenderPlugin {
         if !app.world().contains_resource::<RenderRegistry>() {
             app.insert_resource(RenderRegistry(default_registry()));
         }
-        app.init_resource::<Assets<Mesh>>()
-            .init_resource::<Assets<Image>>()
-            .init_resource::<Assets<Material>>()
-            .init_resource::<InstanceChanges>()
+        app.init_resource::<InstanceChanges>()
             .init_resource::<RenderStats>()
             .add_message::<ScreenshotCaptured>()
             .add_message::<DeviceLost>()
@@ -283,8 +336,8 @@ impl Plugin for F3dRenderPlugin {
             // Windowed, the runner opens the device once the window exists (winit creates
             // windows only inside its event loop) and then starts the render world.
             if !cfg!(feature = "window") {
-                eprintln!(
-                    "f3d: F3dRenderPlugin::window is set but f3d was built without its `window` feature"
+                bevy_log::error!(
+                    "F3dRenderPlugin::window is set but f3d was built without its `window` feature"
                 );
                 app.world_mut().write_message(bevy_app::AppExit::error());
             }
@@ -297,7 +350,7 @@ impl Plugin for F3dRenderPlugin {
         let device = match opened {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("f3d: no device: {e}");
+                bevy_log::error!("no device: {e}");
                 app.world_mut().write_message(bevy_app::AppExit::error());
                 return;
             }
@@ -311,7 +364,7 @@ impl F3dRenderPlugin {
     fn logged_device_request(&self) -> DeviceRequest {
         let request = device_request(self);
         for e in &request.env_errors {
-            eprintln!("f3d: {e}; the default stays");
+            bevy_log::error!("{e}; the default stays");
         }
         request
     }
@@ -342,7 +395,7 @@ impl F3dRenderPlugin {
         let view = match ViewResources::new(device.as_ref()) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("f3d: the render world cannot start: {e}");
+                bevy_log::error!("the render world cannot start: {e}");
                 app.world_mut().write_message(bevy_app::AppExit::error());
                 return;
             }
@@ -359,6 +412,8 @@ impl F3dRenderPlugin {
             .init_resource::<ExtractedLights>()
             .init_resource::<ExtractedEnvironment>()
             .init_resource::<ExtractedAssets>()
+            .init_resource::<RenderAssetIds>()
+            .init_resource::<ExtractEveryAsset>()
             .init_resource::<ExtractedScreenshots>()
             .init_resource::<RenderInstances>()
             .init_resource::<RenderMeshes>()

@@ -174,7 +174,7 @@ pub(crate) fn receive_render_reports(
         match report {
             RenderReport::Screenshot(shot) => {
                 if let Some(e) = &shot.error {
-                    eprintln!("f3d: screenshot of frame {} failed: {e}", shot.frame);
+                    bevy_log::error!("screenshot of frame {} failed: {e}", shot.frame);
                 }
                 stats.pending_screenshots = stats.pending_screenshots.saturating_sub(1);
                 shots.write(shot);

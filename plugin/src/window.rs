@@ -26,8 +26,8 @@
 //! * **Presentation happens in the render world** (a system after the graph executes), so it
 //!   works inline and pipelined alike; a resize reaches the presenter through extraction
 //!   (`ExtractedFrame::size`), in step with the frame drawn at that size.
-//! * Only a camera whose target is [`RenderTarget::Window`](crate::camera::RenderTarget) is
-//!   shown; an `Image` target still renders (screenshots read it) but is not presented.
+//! * Only a camera whose target is `RenderTarget::Window` is shown; an `Image` target still
+//!   renders (screenshots read it) but is not presented.
 //! * The plugin's runner replaces any other (do not add `ScheduleRunnerPlugin`): frames are
 //!   drawn continuously, one per `RedrawRequested`, paced by the surface (vsync).
 //!
@@ -74,7 +74,6 @@ mod windowed {
     use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice, ValidatingDevice};
 
     use super::WindowSettings;
-    use crate::camera::RenderTarget;
     use crate::plugin::{BackendChoice, F3dRenderPlugin, RenderSettings};
     use crate::render::extract::{ExtractedCamera, ExtractedFrame};
     use crate::render::graph::{FrameOutput, ReportedErrors, execute_frame_graph};
@@ -126,7 +125,7 @@ mod windowed {
     ) {
         let RenderWindow { device, presenter } = &mut *window;
         let (Some(texture), Some(view)) = (&output.0, &camera.0) else { return };
-        if view.target != RenderTarget::Window {
+        if !view.to_window {
             return;
         }
         if let Err(e) = presenter.resize(device, frame.size.0, frame.size.1) {
@@ -142,13 +141,13 @@ mod windowed {
         let event_loop = match EventLoop::new() {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("f3d: {}", WindowError::EventLoop(e.to_string()));
+                bevy_log::error!("{}", WindowError::EventLoop(e.to_string()));
                 return AppExit::error();
             }
         };
         let mut runner = Runner { app: Some(app), plugin, settings, window: None, exit: None };
         if let Err(e) = event_loop.run_app(&mut runner) {
-            eprintln!("f3d: the window's event loop failed: {e}");
+            bevy_log::error!("the window's event loop failed: {e}");
             return AppExit::error();
         }
         // Dropped here at the latest (normally in `exiting`): a pipelined render thread
@@ -249,7 +248,7 @@ mod windowed {
                     }
                 }
                 Err(e) => {
-                    eprintln!("f3d: {e}");
+                    bevy_log::error!("{e}");
                     self.stop(event_loop, AppExit::error());
                 }
             }

@@ -53,7 +53,7 @@ struct DirectionalLight {
     shadow_enabled: u32,
 }
 
-// A point light.
+// A point light, or a spot light (a point light with a cone).
 struct PointLight {
     // World position.
     position: vec3<f32>,
@@ -63,6 +63,12 @@ struct PointLight {
     color: vec3<f32>,
     // Physical radius (keeps the falloff finite close to the light).
     radius: f32,
+    // A spot light's axis, the direction its cone points (unit); zero for a point light.
+    spot_direction: vec3<f32>,
+    // Cone falloff: clamp(cos(angle to the axis) * spot_scale + spot_offset, 0, 1) squared.
+    // A point light has scale 0 and offset 1 (no cone).
+    spot_scale: f32,
+    spot_offset: f32,
 }
 
 const F3D_MAX_POINT_LIGHTS: u32 = 8u;

@@ -63,7 +63,9 @@ pub enum EnvironmentSource {
 pub struct Environment {
     /// The light.
     pub source: EnvironmentSource,
-    /// Multiplier on image-based light and the skybox.
+    /// Luminance of a sky radiance of 1, in cd/m² (nits): the camera's exposure scales it
+    /// as it does lights. The default, about 998, shows the sky as authored at Bevy's default
+    /// exposure (EV100 9.7).
     pub intensity: f32,
     /// Draw it behind the scene.
     pub skybox: bool,
@@ -71,7 +73,11 @@ pub struct Environment {
 
 impl Default for Environment {
     fn default() -> Self {
-        Self { source: EnvironmentSource::Sky(Sky::default()), intensity: 1.0, skybox: true }
+        Self {
+            source: EnvironmentSource::Sky(Sky::default()),
+            intensity: 1.0 / bevy_camera::Exposure::default().exposure(),
+            skybox: true,
+        }
     }
 }
 

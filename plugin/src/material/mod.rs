@@ -1,6 +1,15 @@
-//! Materials: the built-in [`StandardMaterial`] (lit PBR) and [`CustomMaterial`]s loaded from
-//! `.ron` files (DESIGN §5), both stored as [`Material`] assets and named by the
-//! [`MeshMaterial`] component.
+//! Materials: the built-in [`StandardMaterial`] (lit PBR, with the fields of Bevy's own) and
+//! [`CustomMaterial`]s loaded from `.ron` files (DESIGN §5). Each is a Bevy asset
+//! (`Assets<StandardMaterial>`, `Assets<CustomMaterial>`) named by a
+//! [`MeshMaterial3d`] component on a [`Mesh3d`](bevy_mesh::Mesh3d) entity, as in Bevy:
+//!
+//! ```ignore
+//! commands.spawn((
+//!     Mesh3d(meshes.add(Cuboid::new(1.0, 1.0, 1.0))),
+//!     MeshMaterial3d(materials.add(Color::srgb_u8(124, 144, 255))),
+//!     Transform::from_xyz(0.0, 0.5, 0.0),
+//! ));
+//! ```
 
 pub mod reload;
 pub(crate) mod standard;
@@ -10,20 +19,26 @@ pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompiler
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bevy_asset::{Asset, Handle};
+use bevy_color::{Alpha, Color, LinearRgba};
 use bevy_ecs::prelude::Component;
+use bevy_image::Image;
+use bevy_reflect::TypePath;
 use f3d_materials::{LoadedMaterial, MaterialError, MaterialLayout, MaterialParameters, ParamType, Value};
 
-use crate::assets::Handle;
-use crate::image::Image;
-
-/// How a standard material's alpha is used.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// How a material's alpha is used (Bevy's `AlphaMode`, which lives in a crate f3d cannot
+/// build; the same variants and meaning).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum AlphaMode {
     /// Alpha ignored.
     #[default]
     Opaque,
+    /// Opaque where alpha is at least the cutoff, not drawn elsewhere (glTF's `MASK`).
+    Mask(f32),
     /// Blended over what is behind (straight alpha), sorted back to front.
     Blend,
+    /// Blended over what is behind with colour already multiplied by alpha.
+    Premultiplied,
     /// Added to what is behind.
     Add,
     /// Multiplied with what is behind.
@@ -31,68 +46,78 @@ pub enum AlphaMode {
 }
 
 impl AlphaMode {
+    /// The `.ron` blending of the standard template (Mask draws opaque and discards).
     pub(crate) fn ron(self) -> &'static str {
         match self {
-            Self::Opaque => "Opaque",
+            Self::Opaque | Self::Mask(_) => "Opaque",
             Self::Blend => "Alpha",
+            Self::Premultiplied => "Premultiplied",
             Self::Add => "Additive",
             Self::Multiply => "Multiply",
         }
     }
 }
 
-/// The engine's lit PBR material (metallic-roughness, as glTF).
-#[derive(Clone, Debug, PartialEq)]
+/// The engine's lit PBR material (metallic-roughness, as glTF), with the fields of Bevy's
+/// `StandardMaterial` that f3d draws, so a Bevy scene's materials port by changing the import.
+#[derive(Asset, TypePath, Clone, Debug, PartialEq)]
 pub struct StandardMaterial {
-    /// Linear base colour and alpha (see [`srgb`](crate::color::srgb)).
-    pub base_color: [f32; 4],
+    /// Base colour (with alpha), multiplied by `base_color_texture`.
+    pub base_color: Color,
+    /// Multiplies `base_color` (an sRGB image).
+    pub base_color_texture: Option<Handle<Image>>,
+    /// Emitted light (linear), multiplied by `emissive_texture`. Added after lighting, as
+    /// authored: it is not scaled by the camera's exposure.
+    pub emissive: LinearRgba,
+    /// Multiplies `emissive` (an sRGB image).
+    pub emissive_texture: Option<Handle<Image>>,
+    /// Perceptual roughness, 0 (mirror) to 1.
+    pub perceptual_roughness: f32,
     /// 0 dielectric, 1 metal.
     pub metallic: f32,
-    /// Perceptual roughness, 0 (mirror) to 1.
-    pub roughness: f32,
-    /// Linear emitted radiance.
-    pub emissive: [f32; 3],
-    /// Multiplies `base_color` (sRGB image).
-    pub base_color_texture: Option<Handle<Image>>,
     /// Roughness in green, metallic in blue (glTF), multiplying the factors.
     pub metallic_roughness_texture: Option<Handle<Image>>,
-    /// Tangent-space normal map (linear image).
-    pub normal_texture: Option<Handle<Image>>,
-    /// Multiplies `emissive` (sRGB image).
-    pub emissive_texture: Option<Handle<Image>>,
-    /// Ambient occlusion in red (linear image).
+    /// Tangent-space normal map (a linear image).
+    pub normal_map_texture: Option<Handle<Image>>,
+    /// Ambient occlusion in red (a linear image).
     pub occlusion_texture: Option<Handle<Image>>,
-    /// How alpha is used.
-    pub alpha_mode: AlphaMode,
     /// Draw back faces too (with flipped normals).
     pub double_sided: bool,
     /// Skip lighting: output `base_color` (+ emissive) as is.
     pub unlit: bool,
+    /// How alpha is used.
+    pub alpha_mode: AlphaMode,
 }
 
 impl Default for StandardMaterial {
     fn default() -> Self {
         Self {
-            base_color: [1.0; 4],
-            metallic: 0.0,
-            roughness: 0.5,
-            emissive: [0.0; 3],
+            base_color: Color::WHITE,
             base_color_texture: None,
-            metallic_roughness_texture: None,
-            normal_texture: None,
+            emissive: LinearRgba::BLACK,
             emissive_texture: None,
+            perceptual_roughness: 0.5,
+            metallic: 0.0,
+            metallic_roughness_texture: None,
+            normal_map_texture: None,
             occlusion_texture: None,
-            alpha_mode: AlphaMode::Opaque,
             double_sided: false,
             unlit: false,
+            alpha_mode: AlphaMode::Opaque,
         }
     }
 }
 
-impl StandardMaterial {
-    /// A material of one linear colour.
-    pub fn color(base_color: [f32; 4]) -> Self {
-        Self { base_color, ..Self::default() }
+impl From<Color> for StandardMaterial {
+    fn from(base_color: Color) -> Self {
+        let alpha_mode = if base_color.alpha() < 1.0 { AlphaMode::Blend } else { AlphaMode::Opaque };
+        Self { base_color, alpha_mode, ..Self::default() }
+    }
+}
+
+impl From<Handle<Image>> for StandardMaterial {
+    fn from(texture: Handle<Image>) -> Self {
+        Self { base_color_texture: Some(texture), ..Self::default() }
     }
 }
 
@@ -105,7 +130,7 @@ impl StandardMaterial {
 /// parameter still exists with the same type (images by name) and taking the edited defaults
 /// for the rest. A save that does not load keeps the last good version drawing; each outcome
 /// arrives as a [`MaterialEvent`].
-#[derive(Clone, Debug)]
+#[derive(Asset, TypePath, Clone, Debug)]
 pub struct CustomMaterial {
     /// `None` while a material from a file has not loaded yet (it draws nothing).
     loaded: Option<Arc<LoadedMaterial>>,
@@ -260,34 +285,56 @@ impl CustomMaterial {
     }
 }
 
-/// A material asset.
+/// A material type f3d draws: what the render world takes from each asset.
+pub trait Material: Asset + Clone {
+    /// The asset as the render world prepares it.
+    fn source(&self) -> MaterialSource;
+}
+
+impl Material for StandardMaterial {
+    fn source(&self) -> MaterialSource {
+        MaterialSource::Standard(self.clone())
+    }
+}
+
+impl Material for CustomMaterial {
+    fn source(&self) -> MaterialSource {
+        MaterialSource::Custom(self.clone())
+    }
+}
+
+/// A material as extracted into the render world.
 #[derive(Clone, Debug)]
-pub enum Material {
+pub enum MaterialSource {
     /// The built-in lit PBR material.
     Standard(StandardMaterial),
     /// A `.ron` material.
     Custom(CustomMaterial),
 }
 
-impl From<StandardMaterial> for Material {
-    fn from(m: StandardMaterial) -> Self {
-        Self::Standard(m)
+/// The material a [`Mesh3d`](bevy_mesh::Mesh3d) entity is drawn with (Bevy's name and shape:
+/// `MeshMaterial3d(materials.add(...))`). Immutable: insert a new one to change it (editing
+/// the asset itself is picked up without that).
+#[derive(Component, Clone, Debug)]
+#[component(immutable, on_insert = crate::render::extract::touch_instance, on_discard = crate::render::extract::touch_instance)]
+pub struct MeshMaterial3d<M: Material>(pub Handle<M>);
+
+impl<M: Material> PartialEq for MeshMaterial3d<M> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
     }
 }
 
-impl From<CustomMaterial> for Material {
-    fn from(m: CustomMaterial) -> Self {
-        Self::Custom(m)
+impl<M: Material> Eq for MeshMaterial3d<M> {}
+
+impl<M: Material> Default for MeshMaterial3d<M> {
+    fn default() -> Self {
+        Self(Handle::default())
     }
 }
 
-/// The material a [`Mesh3d`](crate::mesh::Mesh3d) entity is drawn with. Immutable: insert a
-/// new one to change it (editing the asset itself is picked up without that).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-#[component(immutable, on_insert = crate::render::extract::touch_instance, on_discard = crate::render::extract::touch_instance)]
-pub struct MeshMaterial(pub Handle<Material>);
-
-/// Marks a mesh entity that casts no shadow.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[component(immutable, on_insert = crate::render::extract::touch_instance, on_discard = crate::render::extract::touch_instance)]
-pub struct NotShadowCaster;
+impl<M: Material> From<Handle<M>> for MeshMaterial3d<M> {
+    fn from(handle: Handle<M>) -> Self {
+        Self(handle)
+    }
+}

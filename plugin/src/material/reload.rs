@@ -28,9 +28,12 @@ use f3d_materials::{
     StoreEvent, WatchSettings, one_line_error,
 };
 
-use crate::assets::{Assets, Handle};
-use crate::material::Material;
+use bevy_asset::{AssetEvent, AssetId, Assets};
+use bevy_ecs::message::{MessageCursor, Messages};
+
+use crate::material::{CustomMaterial, Material};
 use crate::render::MainWorld;
+use crate::render::extract::{ExtractedAssets, RenderAssetIds};
 use crate::render::prepare::{PipelineCache, RenderMaterials};
 
 /// Hot reload settings ([`F3dRenderPlugin::hot_reload`](crate::plugin::F3dRenderPlugin)).
@@ -51,7 +54,7 @@ impl Default for HotReload {
     }
 }
 
-/// What happened to a material file (a main-world message). Every [`Material::Custom`] asset
+/// What happened to a material file (a main-world message). Every [`CustomMaterial`] asset
 /// read from the file has taken a new version by the time `Loaded` or `Reloaded` is read, and
 /// the frame drawn in the same update uses it.
 #[derive(Message, Clone, Debug)]
@@ -119,7 +122,7 @@ impl MaterialWatch {
 
 /// An asset read from a file, and the version of its source it holds.
 struct Tracked {
-    handle: Handle<Material>,
+    id: AssetId<CustomMaterial>,
     source: MaterialSourceId,
 }
 
@@ -143,36 +146,49 @@ impl RenderMaterialStore {
         Self { store: MaterialStore::new(options, compiler, watch), tracked: Vec::new() }
     }
 
-    /// The source behind the material asset `handle`, if it is read from a file.
-    pub fn source_of(&self, handle: Handle<Material>) -> Option<MaterialSourceId> {
-        self.tracked.iter().find(|t| t.handle == handle).map(|t| t.source)
+    /// The source behind the material asset `id`, if it is read from a file.
+    pub fn source_of(&self, id: impl Into<AssetId<CustomMaterial>>) -> Option<MaterialSourceId> {
+        let id = id.into();
+        self.tracked.iter().find(|t| t.id == id).map(|t| t.source)
     }
 }
 
 /// Registers new materials from files, polls the store, swaps new versions into the main
 /// world's assets and reports (runs in extraction, before the assets are taken).
+#[allow(clippy::too_many_arguments)]
 pub fn extract_material_files(
     mut main: ResMut<MainWorld>,
+    mut cursor: Local<MessageCursor<AssetEvent<CustomMaterial>>>,
     mut store: ResMut<RenderMaterialStore>,
     mut materials: ResMut<RenderMaterials>,
     mut pipelines: ResMut<PipelineCache>,
+    mut ids: ResMut<RenderAssetIds>,
+    mut extracted: ResMut<ExtractedAssets>,
 ) {
     let store = &mut *store;
     let mut registered = false;
-    // 1. Materials from files added or edited since the last frame.
-    if let Some(assets) = main.get_resource::<Assets<Material>>() {
-        let fresh: Vec<(Handle<Material>, PathBuf)> = assets
-            .changed_handles()
-            .filter(|h| !store.tracked.iter().any(|t| t.handle == *h))
-            .filter_map(|h| match assets.get(h) {
-                Some(Material::Custom(m)) => m.file().map(|f| (h, f.to_owned())),
+    // 1. Materials from files added since the last frame (this reader sees the same events
+    // extract_assets does, through a cursor of its own).
+    if let (Some(messages), Some(assets)) = (
+        main.get_resource::<Messages<AssetEvent<CustomMaterial>>>(),
+        main.get_resource::<Assets<CustomMaterial>>(),
+    ) {
+        let fresh: Vec<(AssetId<CustomMaterial>, PathBuf)> = cursor
+            .read(messages)
+            .filter_map(|e| match *e {
+                AssetEvent::Added { id } | AssetEvent::Modified { id } => Some(id),
                 _ => None,
             })
+            .filter(|id| !store.tracked.iter().any(|t| t.id == *id))
+            .filter_map(|id| assets.get(id).and_then(|m| m.file().map(|f| (id, f.to_owned()))))
             .collect();
         registered = !fresh.is_empty();
-        for (handle, file) in fresh {
+        for (id, file) in fresh {
+            if store.tracked.iter().any(|t| t.id == id) {
+                continue;
+            }
             let source = store.store.load(&file);
-            store.tracked.push(Tracked { handle, source });
+            store.tracked.push(Tracked { id, source });
         }
     }
     // 2. What changed on disk.
@@ -184,28 +200,25 @@ pub fn extract_material_files(
         events.iter().any(|e| matches!(e, StoreEvent::Loaded { .. } | StoreEvent::Reloaded { .. }));
     if (registered || new_versions)
         && !store.tracked.is_empty()
-        && let Some(mut assets) = main.get_resource_mut::<Assets<Material>>()
+        && let Some(mut assets) = main.get_resource_mut::<Assets<CustomMaterial>>()
     {
         let assets = assets.bypass_change_detection();
-        store.tracked.retain(|t| assets.get(t.handle).is_some());
+        store.tracked.retain(|t| assets.contains(t.id));
         for t in &store.tracked {
             let Some(version) = store.store.get(t.source) else { continue };
-            let holds = match assets.get(t.handle) {
-                Some(Material::Custom(m)) => m.loaded().is_some_and(|l| Arc::ptr_eq(l, &version.loaded)),
-                // Replaced by a material of another kind: no longer from the file.
-                _ => true,
-            };
-            if holds {
+            let Some(m) = assets.get_mut_untracked(t.id) else { continue };
+            if m.loaded().is_some_and(|l| Arc::ptr_eq(l, &version.loaded)) {
                 continue;
             }
-            if let Some(Material::Custom(m)) = assets.get_mut(t.handle) {
-                if let Some(old) = m.loaded().cloned()
-                    && let Some(shader) = materials.forget_custom(&old)
-                {
-                    pipelines.forget_shader(shader);
-                }
-                m.adopt(version.loaded.clone());
+            if let Some(old) = m.loaded().cloned()
+                && let Some(shader) = materials.forget_custom(&old)
+            {
+                pipelines.forget_shader(shader);
             }
+            m.adopt(version.loaded.clone());
+            // Taken across now, so the frame drawn in this update uses it (an edit through
+            // `Assets` would reach the render world only with next frame's events).
+            extracted.materials.push((ids.materials.slot(t.id), m.source()));
         }
     }
     // 4. Reports.
@@ -218,7 +231,10 @@ pub fn extract_material_files(
             }
             StoreEvent::Failed { path, error, .. } => {
                 let message = one_line_error(&path, &error);
-                eprintln!("f3d: material did not load; the last good version stays:\n{}", error.diagnostic());
+                bevy_log::error!(
+                    "material did not load; the last good version stays:\n{}",
+                    error.diagnostic()
+                );
                 MaterialEvent::Failed { path, message, error }
             }
             // StoreEvent is non-exhaustive: a kind this plugin does not know is not reported.

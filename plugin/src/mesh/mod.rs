@@ -1,18 +1,15 @@
-//! Meshes: vertex data on the CPU, the [`Mesh3d`] component naming one, and the built-in
-//! shapes ([`shapes`]).
-//!
-//! A mesh has the engine's attributes (position, normal, uv0, tangent, colour; everything but
-//! positions optional: missing ones take the library's fallbacks) and any number of custom
-//! attributes, matched by name to the `attributes:` a `.ron` material declares. Indices are
-//! `u32` triangles, counter-clockwise seen from the front.
+//! Meshes are bevy_mesh's [`Mesh`], named by its
+//! [`Mesh3d`](bevy_mesh::Mesh3d) component and built from Bevy's primitives (`Cuboid`,
+//! `Sphere`, `Plane3d`, `Torus`, `Cylinder`, ...) or by hand. The render world takes each one
+//! as a [`MeshData`]: the engine's attributes (position, normal, uv0, tangent, colour;
+//! everything but positions optional: missing ones take the library's fallbacks, and tangents
+//! are generated when the mesh has normals and uvs but none) and every other attribute as a
+//! custom attribute named by its [`MeshVertexAttribute`](bevy_mesh::MeshVertexAttribute)'s
+//! `name`, matched to the `attributes:` a `.ron` material declares (the ocean's `phase`).
+//! Indices are `u32` triangles, counter-clockwise seen from the front; a mesh of another
+//! topology, or one whose data is broken, is reported once and draws nothing.
 
-pub mod shapes;
-
-use bevy_ecs::prelude::Component;
-use bevy_transform::components::Transform;
-
-use crate::assets::Handle;
-use crate::visibility::Visibility;
+use bevy_mesh::{Indices, Mesh, PrimitiveTopology, VertexAttributeValues};
 
 /// A per-vertex attribute beyond the engine's own, read by materials that declare it.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,9 +22,9 @@ pub struct CustomAttribute {
     pub data: Vec<f32>,
 }
 
-/// Triangle-list vertex data.
+/// Triangle-list vertex data, as the render world draws it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Mesh {
+pub struct MeshData {
     /// Object-space positions (required).
     pub positions: Vec<[f32; 3]>,
     /// Unit normals, one per position, or empty (then +Z).
@@ -77,6 +74,20 @@ pub enum MeshError {
         /// The number of vertices.
         vertices: usize,
     },
+    /// The mesh is not a triangle list.
+    #[error("the mesh is a {0:?}; f3d draws triangle lists")]
+    Topology(PrimitiveTopology),
+    /// An attribute has a vertex format f3d does not read.
+    #[error("attribute `{attribute}` has the format {format}, which f3d does not read")]
+    Format {
+        /// The attribute.
+        attribute: String,
+        /// Its format.
+        format: String,
+    },
+    /// The mesh's data lives only in the render world of another renderer.
+    #[error("the mesh has no data in the main world")]
+    NoData,
     /// The index count is not a multiple of three.
     #[error("{count} indices do not make whole triangles")]
     PartialTriangle {
@@ -89,7 +100,65 @@ pub enum MeshError {
 /// colour (all `f32`).
 pub const ENGINE_VERTEX_STRIDE: u32 = 64;
 
-impl Mesh {
+impl MeshData {
+    /// The mesh as f3d draws it: engine attributes by Bevy's attribute ids, every other
+    /// attribute a custom one named as its `MeshVertexAttribute`.
+    pub fn from_bevy(mesh: &Mesh) -> Result<Self, MeshError> {
+        let topology = mesh.primitive_topology();
+        if topology != PrimitiveTopology::TriangleList {
+            return Err(MeshError::Topology(topology));
+        }
+        let attributes = mesh.try_attributes().map_err(|_| MeshError::NoData)?;
+        let mut out = Self::default();
+        for (attribute, values) in attributes {
+            let name = attribute.name;
+            let Some((components, data)) = floats(values) else {
+                return Err(MeshError::Format {
+                    attribute: name.into(),
+                    format: format!("{:?}", attribute.format),
+                });
+            };
+            let id = attribute.id;
+            let fixed = |n: usize| -> Result<Vec<f32>, MeshError> {
+                if components as usize == n {
+                    Ok(data.clone())
+                } else {
+                    Err(MeshError::Format {
+                        attribute: name.into(),
+                        format: format!("{:?} ({n} components expected)", attribute.format),
+                    })
+                }
+            };
+            if id == Mesh::ATTRIBUTE_POSITION.id {
+                out.positions = fixed(3)?.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+            } else if id == Mesh::ATTRIBUTE_NORMAL.id {
+                out.normals = fixed(3)?.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+            } else if id == Mesh::ATTRIBUTE_UV_0.id {
+                out.uvs = fixed(2)?.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+            } else if id == Mesh::ATTRIBUTE_TANGENT.id {
+                out.tangents = fixed(4)?.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+            } else if id == Mesh::ATTRIBUTE_COLOR.id {
+                // Bevy's vertex colours are linear; three components mean opaque.
+                out.colors = match components {
+                    3 => data.chunks_exact(3).map(|c| [c[0], c[1], c[2], 1.0]).collect(),
+                    _ => fixed(4)?.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect(),
+                };
+            } else {
+                out.attributes.push(CustomAttribute { name: name.into(), components, data });
+            }
+        }
+        out.indices = match mesh.try_indices_option().map_err(|_| MeshError::NoData)? {
+            Some(Indices::U16(i)) => i.iter().map(|&i| u32::from(i)).collect(),
+            Some(Indices::U32(i)) => i.clone(),
+            None => Vec::new(),
+        };
+        out.validate()?;
+        if out.tangents.is_empty() {
+            out.generate_tangents();
+        }
+        Ok(out)
+    }
+
     /// Adds (or replaces) a custom attribute.
     pub fn with_attribute(mut self, name: impl Into<String>, components: u32, data: Vec<f32>) -> Self {
         let name = name.into();
@@ -264,35 +333,75 @@ fn any_perpendicular(n: [f32; 3]) -> [f32; 3] {
     scale(t, 1.0 / dot(t, t).sqrt().max(1e-12))
 }
 
-/// Draws a mesh asset at the entity's transform (with a [`MeshMaterial`](crate::material::MeshMaterial)).
-///
-/// Immutable: change the mesh by inserting a new `Mesh3d`, so the render world hears of it
-/// through a hook instead of checking every entity every frame.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-#[component(immutable, on_insert = crate::render::extract::touch_instance, on_discard = crate::render::extract::touch_instance)]
-#[require(Transform, Visibility)]
-pub struct Mesh3d(pub Handle<Mesh>);
+/// The components and values of an attribute as floats (integers converted, normalised
+/// formats scaled); `None` for formats f3d does not read.
+fn floats(values: &VertexAttributeValues) -> Option<(u32, Vec<f32>)> {
+    use VertexAttributeValues as V;
+    let flat = |n: u32, v: Vec<f32>| Some((n, v));
+    match values {
+        V::Float32(v) => flat(1, v.clone()),
+        V::Float32x2(v) => flat(2, v.iter().flatten().copied().collect()),
+        V::Float32x3(v) => flat(3, v.iter().flatten().copied().collect()),
+        V::Float32x4(v) => flat(4, v.iter().flatten().copied().collect()),
+        V::Sint32(v) => flat(1, v.iter().map(|&x| x as f32).collect()),
+        V::Sint32x2(v) => flat(2, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Sint32x3(v) => flat(3, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Sint32x4(v) => flat(4, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Uint32(v) => flat(1, v.iter().map(|&x| x as f32).collect()),
+        V::Uint32x2(v) => flat(2, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Uint32x3(v) => flat(3, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Uint32x4(v) => flat(4, v.iter().flatten().map(|&x| x as f32).collect()),
+        V::Unorm8x4(v) => flat(4, v.iter().flatten().map(|&x| f32::from(x) / 255.0).collect()),
+        V::Unorm16x2(v) => flat(2, v.iter().flatten().map(|&x| f32::from(x) / 65535.0).collect()),
+        V::Unorm16x4(v) => flat(4, v.iter().flatten().map(|&x| f32::from(x) / 65535.0).collect()),
+        _ => None,
+    }
+}
 
 #[cfg(test)]
 mod tests {
+    use bevy_asset::RenderAssetUsages;
+    use bevy_mesh::{MeshBuilder, MeshVertexAttribute, Meshable, VertexFormat};
+    use bevy_shape::Cuboid;
+
     use super::*;
 
     #[test]
     fn bad_meshes_are_refused_not_drawn() {
-        let mut m = shapes::cube(1.0);
+        let mut m = MeshData::from_bevy(&Cuboid::new(1.0, 1.0, 1.0).mesh().build()).unwrap();
         assert_eq!(m.validate(), Ok(()));
         m.indices.push(9999);
         assert!(matches!(m.validate(), Err(MeshError::PartialTriangle { .. })));
         m.indices.extend([0, 0]);
         assert!(matches!(m.validate(), Err(MeshError::IndexOutOfRange { index: 9999, .. })));
-        let short = Mesh { positions: vec![[0.0; 3]; 3], normals: vec![[0.0; 3]; 2], ..Mesh::default() };
+        let short =
+            MeshData { positions: vec![[0.0; 3]; 3], normals: vec![[0.0; 3]; 2], ..MeshData::default() };
         assert!(matches!(short.validate(), Err(MeshError::AttributeLength { .. })));
-        assert_eq!(Mesh::default().validate(), Err(MeshError::Empty));
+        assert_eq!(MeshData::default().validate(), Err(MeshError::Empty));
+        let lines = Mesh::new(PrimitiveTopology::LineList, RenderAssetUsages::default())
+            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, vec![[0f32; 3]; 2]);
+        assert_eq!(MeshData::from_bevy(&lines), Err(MeshError::Topology(PrimitiveTopology::LineList)));
+    }
+
+    /// Bevy's attributes land where the engine reads them; others become custom attributes by
+    /// name; tangents are generated.
+    #[test]
+    fn bevy_meshes_convert() {
+        const PHASE: MeshVertexAttribute =
+            MeshVertexAttribute::new("phase", 0x5f3d_0001, VertexFormat::Float32);
+        let cube = Cuboid::new(2.0, 2.0, 2.0).mesh().build();
+        let n = cube.count_vertices();
+        let cube = cube.with_inserted_attribute(PHASE, vec![0.5f32; n]);
+        let m = MeshData::from_bevy(&cube).unwrap();
+        assert_eq!((m.positions.len(), m.normals.len(), m.uvs.len(), m.tangents.len()), (n, n, n, n));
+        assert_eq!(m.index_count(), 36);
+        assert_eq!(m.attribute("phase").map(|a| (a.components, a.data[0])), Some((1, 0.5)));
+        assert!((m.bounding_radius() - 3f32.sqrt()).abs() < 1e-5);
     }
 
     #[test]
     fn interleaving_fills_fallbacks() {
-        let m = Mesh { positions: vec![[1.0, 2.0, 3.0]], ..Mesh::default() };
+        let m = MeshData { positions: vec![[1.0, 2.0, 3.0]], ..MeshData::default() };
         let bytes = m.interleaved_vertices();
         assert_eq!(bytes.len(), ENGINE_VERTEX_STRIDE as usize);
         let f = |i: usize| f32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap());

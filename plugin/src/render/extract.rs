@@ -1,40 +1,52 @@
 //! Extraction: copies what changed in the main world into the render world.
 //!
-//! * Mesh instances: [`Mesh3d`], [`MeshMaterial`], [`Visibility`] and [`NotShadowCaster`]
-//!   are immutable components whose hooks list the entity in [`InstanceChanges`]; only those
-//!   entities are looked at again. Moved transforms are found by scanning the change ticks of
+//! * Mesh instances: hooks on [`Mesh3d`], [`MeshMaterial3d`] and [`NotShadowCaster`] list
+//!   an entity in [`InstanceChanges`] when one is inserted, replaced or removed; a `Mesh3d`
+//!   edited in place, or a `ViewVisibility` that bevy_camera's culling flipped, is found by
+//!   a scan of that component's change ticks; only those entities are looked at again. Moved transforms are found by scanning the change ticks of
 //!   `GlobalTransform`'s column in the tables holding mesh entities, 64 to a vectorised step
 //!   (what `Changed<GlobalTransform>` finds, at a small fraction of its cost per unchanged
 //!   entity), and each one found is a 48-byte store into `RenderInstances`. A static scene
 //!   extracts no instance data at all.
-//! * Assets: each `Assets<T>` lists what was added, edited or removed; only those are
-//!   cloned across.
+//! * Assets: the `AssetEvent`s of meshes, images and materials say what was added, edited or
+//!   removed; only those are converted across, into slots of [`RenderAssetIds`].
 //! * Cameras, lights, the environment and screenshot requests are few and copied each frame
 //!   (the environment only when it changed).
 
+use std::collections::HashMap;
+
+use bevy_asset::{Asset, AssetEvent, AssetId, Assets, UntypedAssetId};
+use bevy_camera::visibility::ViewVisibility;
+use bevy_camera::{Camera, Camera3d, ClearColor, ClearColorConfig, Exposure, Projection, RenderTarget};
+use bevy_color::{ColorToComponents, LinearRgba};
 use bevy_ecs::change_detection::{MAX_CHANGE_AGE, Tick};
+use bevy_ecs::component::ComponentId;
 use bevy_ecs::lifecycle::HookContext;
+use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryFilter;
 use bevy_ecs::world::DeferredWorld;
+use bevy_image::Image;
+use bevy_light::{
+    DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight, NotShadowCaster, PointLight, SpotLight,
+};
 use bevy_math::{Mat4, Vec3};
+use bevy_mesh::{Mesh, Mesh3d};
 use bevy_transform::components::GlobalTransform;
 
 use super::MainWorld;
 use rayon::prelude::*;
 
 use super::instances::{BatchKey, DirtyRanges, RenderInstances, instance_rows};
-use crate::assets::{AssetChange, Assets};
-use crate::camera::{Camera3d, Projection, RenderTarget, Tonemapping};
+use crate::camera::{Tonemapping, clip_from_view, exposure_multiplier, target_size};
 use crate::environment::Environment;
-use crate::image::Image;
-use crate::light::{DirectionalLight, PointLight, ShadowSettings};
-use crate::material::{Material, MeshMaterial, NotShadowCaster};
-use crate::mesh::{Mesh, Mesh3d};
+use crate::image::ImageData;
+use crate::light::{ShadowBox, ShadowSettings};
+use crate::material::{CustomMaterial, Material, MaterialSource, MeshMaterial3d, StandardMaterial};
+use crate::mesh::MeshData;
 use crate::plugin::{FrameClock, RenderSettings};
 use crate::render::prepare::RenderMaterials;
 use crate::screenshot::{Screenshot, ScreenshotRequest};
-use crate::visibility::Visibility;
 
 /// Entities whose instance components were inserted, replaced or removed since the last
 /// extraction (a main-world resource filled by component hooks).
@@ -76,19 +88,22 @@ pub struct ExtractedFrame {
 pub struct ExtractedCameraView {
     /// World from view.
     pub world_from_view: Mat4,
-    /// The projection.
-    pub projection: Projection,
-    /// Exposure multiplier.
+    /// Clip from view (depth 0 near, 1 far; [`clip_from_view`]).
+    pub clip_from_view: Mat4,
+    /// The multiplier of the camera's `Exposure`: lights and the environment are pre-exposed
+    /// with it during extraction.
     pub exposure: f32,
     /// Tone curve.
     pub tonemapping: Tonemapping,
     /// Linear clear colour.
     pub clear_color: [f32; 4],
-    /// Where it draws.
-    pub target: RenderTarget,
+    /// The size of what it draws into (pixels).
+    pub size: (u32, u32),
+    /// Whether it draws to the main target (the window): `RenderTarget::Window`.
+    pub to_window: bool,
 }
 
-/// The active camera with the lowest order, if any.
+/// The active 3D camera with the lowest order, if any.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct ExtractedCamera(pub Option<ExtractedCameraView>);
 
@@ -97,32 +112,43 @@ pub struct ExtractedCamera(pub Option<ExtractedCameraView>);
 pub struct ExtractedDirectional {
     /// The direction light travels (unit).
     pub direction: Vec3,
-    /// Colour times illuminance.
+    /// Linear colour times illuminance times the camera's exposure.
     pub radiance: [f32; 3],
     /// Shadow settings.
     pub shadows: Option<ShadowSettings>,
 }
 
-/// A point light.
+/// A point light, or a spot light (a point light with a cone).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExtractedPoint {
     /// World position.
     pub position: Vec3,
-    /// Colour times intensity.
+    /// Linear colour times intensity in candela (lumens / 4π) times the camera's exposure.
     pub radiance: [f32; 3],
     /// Fade-out distance.
     pub range: f32,
     /// Radius.
     pub radius: f32,
+    /// A spot light's axis (unit); zero for a point light.
+    pub spot_direction: Vec3,
+    /// Cone falloff scale: 1 / (cos inner − cos outer); 0 for a point light.
+    pub spot_scale: f32,
+    /// Cone falloff offset: −cos outer × scale; 1 for a point light.
+    pub spot_offset: f32,
 }
 
-/// The lights of this frame.
+/// The lights of this frame, pre-exposed.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct ExtractedLights {
     /// The first directional light.
     pub directional: Option<ExtractedDirectional>,
-    /// Up to 8 point lights.
+    /// Up to 8 point and spot lights (points first).
     pub points: Vec<ExtractedPoint>,
+    /// Ambient radiance where no environment lights the scene (Bevy's `GlobalAmbientLight`),
+    /// exposed.
+    pub ambient: [f32; 3],
+    /// The camera's exposure multiplier (the environment's intensity is scaled by it).
+    pub exposure: f32,
 }
 
 /// The environment, and whether it changed this frame.
@@ -134,22 +160,86 @@ pub struct ExtractedEnvironment {
     pub changed: bool,
 }
 
-/// Asset changes waiting for prepare.
+/// Asset changes waiting for prepare. Assets are named by their dense render-world slot
+/// ([`RenderAssetIds`]).
 #[derive(Resource, Default)]
 pub struct ExtractedAssets {
-    /// Meshes added or edited (slot, generation, copy).
-    pub meshes: Vec<(u32, u32, Mesh)>,
+    /// Meshes added or edited (slot, what the render world draws or why it cannot).
+    pub meshes: Vec<(u32, Result<MeshData, String>)>,
     /// Mesh slots emptied.
     pub removed_meshes: Vec<u32>,
     /// Images added or edited.
-    pub images: Vec<(u32, u32, Image)>,
+    pub images: Vec<(u32, Result<ImageData, String>)>,
     /// Image slots emptied.
     pub removed_images: Vec<u32>,
     /// Materials added or edited.
-    pub materials: Vec<(u32, u32, Material)>,
+    pub materials: Vec<(u32, MaterialSource)>,
     /// Material slots emptied.
     pub removed_materials: Vec<u32>,
 }
+
+/// Dense `u32` slots for asset ids, handed out on first sight and reused once the asset is
+/// removed: render-world tables are indexed by them.
+#[derive(Default, Debug)]
+pub struct AssetSlots {
+    map: HashMap<UntypedAssetId, u32>,
+    free: Vec<u32>,
+    next: u32,
+}
+
+impl AssetSlots {
+    /// The slot of `id`, handed out now if it has none.
+    pub fn slot(&mut self, id: impl Into<UntypedAssetId>) -> u32 {
+        let id = id.into();
+        if let Some(&slot) = self.map.get(&id) {
+            return slot;
+        }
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        });
+        self.map.insert(id, slot);
+        slot
+    }
+
+    /// The slot of `id`, if it has one.
+    pub fn get(&self, id: impl Into<UntypedAssetId>) -> Option<u32> {
+        self.map.get(&id.into()).copied()
+    }
+
+    /// Frees the slot of `id` (the asset was removed).
+    pub fn release(&mut self, id: impl Into<UntypedAssetId>) -> Option<u32> {
+        let slot = self.map.remove(&id.into())?;
+        self.free.push(slot);
+        Some(slot)
+    }
+
+    /// How many ids hold a slot.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no id holds a slot.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// The render world's slots for the main world's asset ids.
+#[derive(Resource, Default, Debug)]
+pub struct RenderAssetIds {
+    /// `Mesh` ids.
+    pub meshes: AssetSlots,
+    /// `Image` ids.
+    pub images: AssetSlots,
+    /// Material ids (`StandardMaterial` and `CustomMaterial` share one space).
+    pub materials: AssetSlots,
+}
+
+/// Set in the render world to take every asset of the main world again at the next
+/// extraction (after a device loss), instead of only those with events.
+#[derive(Resource, Default, Debug)]
+pub struct ExtractEveryAsset(pub bool);
 
 /// Screenshot requests taken from the main world this frame.
 #[derive(Resource, Default)]
@@ -174,48 +264,118 @@ pub fn extract_frame(main: Res<MainWorld>, mut frame: ResMut<ExtractedFrame>) {
     }
 }
 
-/// Picks the active camera with the lowest order.
-#[allow(clippy::type_complexity)]
+type CameraData = (
+    &'static Camera,
+    &'static GlobalTransform,
+    Option<&'static Projection>,
+    Option<&'static RenderTarget>,
+    Option<&'static Exposure>,
+    Option<&'static Tonemapping>,
+);
+
+/// Picks the active 3D camera with the lowest order.
 pub fn extract_camera(
     mut main: ResMut<MainWorld>,
-    mut state: Local<Option<QueryState<(&Camera3d, &GlobalTransform)>>>,
+    mut state: Local<Option<QueryState<CameraData, With<Camera3d>>>>,
     mut out: ResMut<ExtractedCamera>,
 ) {
     let state = query_state(&mut *state, &mut main);
-    out.0 = state.query(&main).iter().filter(|(c, _)| c.active).min_by_key(|(c, _)| c.order).map(|(c, t)| {
-        ExtractedCameraView {
-            world_from_view: t.to_matrix(),
-            projection: c.projection,
-            exposure: c.exposure,
-            tonemapping: c.tonemapping,
-            clear_color: c.clear_color,
-            target: c.target,
-        }
-    });
+    let main_size = main.get_resource::<RenderSettings>().map_or((1, 1), |s| s.size);
+    let default_clear = main.get_resource::<ClearColor>().map_or(ClearColor::default().0, |c| c.0);
+    let Some(images) = main.get_resource::<Assets<Image>>() else {
+        out.0 = None;
+        return;
+    };
+    out.0 = state.query(&main).iter().filter(|(c, ..)| c.is_active).min_by_key(|(c, ..)| c.order).and_then(
+        |(camera, transform, projection, target, exposure, tonemapping)| {
+            let size = target_size(target, main_size, images)?;
+            let clear = match camera.clear_color {
+                ClearColorConfig::Custom(c) => c,
+                ClearColorConfig::Default | ClearColorConfig::None => default_clear,
+            };
+            Some(ExtractedCameraView {
+                world_from_view: transform.to_matrix(),
+                clip_from_view: clip_from_view(&projection.cloned().unwrap_or_default()),
+                exposure: exposure_multiplier(exposure),
+                tonemapping: tonemapping.copied().unwrap_or_default(),
+                clear_color: LinearRgba::from(clear).to_f32_array(),
+                size: (size.x, size.y),
+                to_window: matches!(target, None | Some(RenderTarget::Window(_))),
+            })
+        },
+    );
 }
 
-/// Copies the first directional light and up to eight point lights.
+/// 1 / 4π: lumens of an isotropic point light to candela.
+const LUMENS_TO_CANDELA: f32 = 1.0 / (4.0 * std::f32::consts::PI);
+
+/// Copies the first directional light and up to eight point and spot lights, exposed with
+/// the camera's exposure (extracted just before).
 #[allow(clippy::type_complexity)]
 pub fn extract_lights(
     mut main: ResMut<MainWorld>,
-    mut suns: Local<Option<QueryState<(&DirectionalLight, &GlobalTransform)>>>,
+    mut suns: Local<Option<QueryState<(&DirectionalLight, &GlobalTransform, Option<&ShadowBox>)>>>,
     mut points: Local<Option<QueryState<(&PointLight, &GlobalTransform)>>>,
+    mut spots: Local<Option<QueryState<(&SpotLight, &GlobalTransform)>>>,
+    camera: Res<ExtractedCamera>,
     mut out: ResMut<ExtractedLights>,
 ) {
+    let exposure = camera.0.as_ref().map_or_else(|| exposure_multiplier(None), |c| c.exposure);
+    let rgb = |c: LinearRgba, scale: f32| [c.red * scale, c.green * scale, c.blue * scale];
+    let map_size = main.get_resource::<DirectionalLightShadowMap>().map_or(2048, |m| m.size as u32);
+    let (eye, forward) = camera.0.as_ref().map_or((Vec3::ZERO, Vec3::NEG_Z), |c| {
+        (c.world_from_view.w_axis.truncate(), -c.world_from_view.z_axis.truncate().normalize_or_zero())
+    });
     let suns = query_state(&mut *suns, &mut main);
-    out.directional = suns.query(&main).iter().next().map(|(l, t)| ExtractedDirectional {
-        direction: t.forward().as_vec3(),
-        radiance: l.color.map(|c| c * l.illuminance),
-        shadows: l.shadows,
+    out.directional = suns.query(&main).iter().next().map(|(l, t, shadow_box)| {
+        let fitted = ShadowBox {
+            half_extent: ShadowBox::DEFAULT_DISTANCE * 0.5,
+            center: eye + forward * ShadowBox::DEFAULT_DISTANCE * 0.5,
+        };
+        let b = shadow_box.copied().unwrap_or(fitted);
+        ExtractedDirectional {
+            direction: t.forward().as_vec3(),
+            radiance: rgb(l.color.into(), l.illuminance * exposure),
+            shadows: l.shadow_maps_enabled.then(|| ShadowSettings {
+                map_size,
+                half_extent: b.half_extent,
+                center: b.center,
+                // Bevy's bias is in world units; the box's depth runs over 4 half extents.
+                depth_bias: l.shadow_depth_bias / (4.0 * b.half_extent.max(1e-3)),
+                normal_bias: l.shadow_normal_bias,
+            }),
+        }
     });
     let points = query_state(&mut *points, &mut main);
     out.points.clear();
     out.points.extend(points.query(&main).iter().take(8).map(|(l, t)| ExtractedPoint {
         position: t.translation(),
-        radiance: l.color.map(|c| c * l.intensity),
+        radiance: rgb(l.color.into(), l.intensity * LUMENS_TO_CANDELA * exposure),
         range: l.range,
         radius: l.radius,
+        spot_direction: Vec3::ZERO,
+        spot_scale: 0.0,
+        spot_offset: 1.0,
     }));
+    let room = 8usize.saturating_sub(out.points.len());
+    let spots = query_state(&mut *spots, &mut main);
+    out.points.extend(spots.query(&main).iter().take(room).map(|(l, t)| {
+        let (cos_outer, cos_inner) = (l.outer_angle.cos(), l.inner_angle.min(l.outer_angle).cos());
+        let spot_scale = 1.0 / (cos_inner - cos_outer).max(1e-4);
+        ExtractedPoint {
+            position: t.translation(),
+            // Bevy's spot intensity is that of a point light of the same lumens.
+            radiance: rgb(l.color.into(), l.intensity * LUMENS_TO_CANDELA * exposure),
+            range: l.range,
+            radius: l.radius,
+            spot_direction: t.forward().as_vec3(),
+            spot_scale,
+            spot_offset: -cos_outer * spot_scale,
+        }
+    }));
+    let ambient = main.get_resource::<GlobalAmbientLight>().cloned().unwrap_or_default();
+    out.ambient = rgb(ambient.color.into(), ambient.brightness * exposure);
+    out.exposure = exposure;
 }
 
 /// Copies the environment when it changed.
@@ -238,59 +398,150 @@ pub fn extract_environment(
     };
 }
 
-fn drain<T: Clone + Send + Sync + 'static>(
-    main: &mut World,
-    changed: &mut Vec<(u32, u32, T)>,
-    removed: &mut Vec<u32>,
-) {
-    if let Some(mut assets) = main.get_resource_mut::<Assets<T>>() {
-        assets.bypass_change_detection().drain_changes(|c| match c {
-            AssetChange::Changed(h, v) => changed.push((h.index(), h.generation(), v.clone())),
-            AssetChange::Removed(i) => removed.push(i),
-        });
-    }
+/// Where each asset type's event reader stands.
+#[derive(Default)]
+pub struct AssetCursors {
+    meshes: MessageCursor<AssetEvent<Mesh>>,
+    images: MessageCursor<AssetEvent<Image>>,
+    standard: MessageCursor<AssetEvent<StandardMaterial>>,
+    custom: MessageCursor<AssetEvent<CustomMaterial>>,
 }
 
-/// Takes the asset changes of meshes, images and materials.
-pub fn extract_assets(mut main: ResMut<MainWorld>, mut out: ResMut<ExtractedAssets>) {
-    let out = &mut *out;
-    drain(&mut main, &mut out.meshes, &mut out.removed_meshes);
-    drain(&mut main, &mut out.images, &mut out.removed_images);
-    drain(&mut main, &mut out.materials, &mut out.removed_materials);
+/// The ids of `A` added or edited since the last look (or every asset after a device loss),
+/// and those removed, in the order their events came.
+fn asset_changes<A: Asset>(
+    main: &World,
+    cursor: &mut MessageCursor<AssetEvent<A>>,
+    every: bool,
+) -> (Vec<AssetId<A>>, Vec<AssetId<A>>) {
+    let (mut changed, mut removed) = (Vec::new(), Vec::new());
+    if let Some(messages) = main.get_resource::<Messages<AssetEvent<A>>>() {
+        for event in cursor.read(messages) {
+            match *event {
+                AssetEvent::Added { id } | AssetEvent::Modified { id } => {
+                    removed.retain(|r| *r != id);
+                    changed.push(id);
+                }
+                AssetEvent::Removed { id } => {
+                    changed.retain(|c| *c != id);
+                    removed.push(id);
+                }
+                _ => {}
+            }
+        }
+    }
+    if every && let Some(assets) = main.get_resource::<Assets<A>>() {
+        changed = assets.ids().collect();
+    }
+    changed.sort_unstable();
+    changed.dedup();
+    (changed, removed)
+}
+
+/// Takes the meshes, images and materials added, edited or removed since the last frame
+/// (from their `AssetEvent`s), converted for the render world.
+pub fn extract_assets(
+    main: Res<MainWorld>,
+    mut cursors: Local<AssetCursors>,
+    mut every: ResMut<ExtractEveryAsset>,
+    mut ids: ResMut<RenderAssetIds>,
+    mut out: ResMut<ExtractedAssets>,
+) {
+    let (out, ids, cursors) = (&mut *out, &mut *ids, &mut *cursors);
+    let every = std::mem::take(&mut every.0);
+    let (changed, removed) = asset_changes(&main, &mut cursors.meshes, every);
+    out.removed_meshes.extend(removed.into_iter().filter_map(|id| ids.meshes.release(id)));
+    if let Some(assets) = main.get_resource::<Assets<Mesh>>() {
+        for id in changed {
+            if let Some(mesh) = assets.get(id) {
+                let slot = ids.meshes.slot(id);
+                out.meshes.push((slot, MeshData::from_bevy(mesh).map_err(|e| e.to_string())));
+            }
+        }
+    }
+    let (changed, removed) = asset_changes(&main, &mut cursors.images, every);
+    out.removed_images.extend(removed.into_iter().filter_map(|id| ids.images.release(id)));
+    if let Some(assets) = main.get_resource::<Assets<Image>>() {
+        for id in changed {
+            if let Some(image) = assets.get(id) {
+                let slot = ids.images.slot(id);
+                out.images.push((slot, ImageData::from_bevy(image)));
+            }
+        }
+    }
+    materials_of::<StandardMaterial>(&main, &mut cursors.standard, every, ids, out);
+    materials_of::<CustomMaterial>(&main, &mut cursors.custom, every, ids, out);
+}
+
+fn materials_of<M: Material>(
+    main: &World,
+    cursor: &mut MessageCursor<AssetEvent<M>>,
+    every: bool,
+    ids: &mut RenderAssetIds,
+    out: &mut ExtractedAssets,
+) {
+    let (changed, removed) = asset_changes(main, cursor, every);
+    out.removed_materials.extend(removed.into_iter().filter_map(|id| ids.materials.release(id)));
+    if let Some(assets) = main.get_resource::<Assets<M>>() {
+        for id in changed {
+            if let Some(material) = assets.get(id) {
+                out.materials.push((ids.materials.slot(id), material.source()));
+            }
+        }
+    }
 }
 
 type InstanceData = (
     &'static Mesh3d,
-    &'static MeshMaterial,
+    Option<&'static MeshMaterial3d<StandardMaterial>>,
+    Option<&'static MeshMaterial3d<CustomMaterial>>,
     &'static GlobalTransform,
-    Option<&'static Visibility>,
+    Option<&'static ViewVisibility>,
     Has<NotShadowCaster>,
 );
 
-/// Updates `RenderInstances`: entities listed by the hooks are re-read; changed transforms
-/// are copied (by a scan of the change-tick column; see the module docs).
+/// Updates `RenderInstances`: entities listed by the hooks, and those whose `Mesh3d` or
+/// `ViewVisibility` changed (found by a scan of their change ticks, as transforms are), are
+/// re-read; changed transforms are copied (see the module docs). Only what bevy_camera's
+/// culling left visible (`ViewVisibility`) is drawn.
 pub fn extract_instances(
     mut main: ResMut<MainWorld>,
     mut touched_state: Local<Option<QueryState<InstanceData>>>,
     mut touched: Local<Vec<Entity>>,
     mut instances: ResMut<RenderInstances>,
+    mut ids: ResMut<RenderAssetIds>,
     materials: Res<RenderMaterials>,
 ) {
     if let Some(mut changes) = main.get_resource_mut::<InstanceChanges>() {
         std::mem::swap(&mut *touched, &mut changes.bypass_change_detection().touched);
     }
+    for component in
+        [main.component_id::<Mesh3d>(), main.component_id::<ViewVisibility>()].into_iter().flatten()
+    {
+        changed_mesh_entities(&main, component, &mut touched);
+    }
     let instances = &mut *instances;
     if !touched.is_empty() {
+        let ids = &mut *ids;
         let touched_state = query_state(&mut *touched_state, &mut main);
         let query = touched_state.query(&main);
         for &entity in touched.iter() {
             match query.get(entity) {
-                Ok((mesh, material, transform, visibility, no_shadow))
-                    if visibility.is_none_or(|v| *v == Visibility::Visible) =>
+                Ok((mesh, standard, custom, transform, visibility, no_shadow))
+                    if visibility.is_none_or(|v| v.get()) =>
                 {
-                    let material = material.0.index();
+                    let material = match (standard, custom) {
+                        (Some(m), _) => m.0.id().untyped(),
+                        (None, Some(m)) => m.0.id().untyped(),
+                        (None, None) => {
+                            instances.remove(entity);
+                            continue;
+                        }
+                    };
+                    let material = ids.materials.slot(material);
                     let (table, slot) = materials.tables.place_of(material);
-                    let key = BatchKey { mesh: mesh.0.index(), table, casts_shadows: !no_shadow };
+                    let key =
+                        BatchKey { mesh: ids.meshes.slot(mesh.0.id()), table, casts_shadows: !no_shadow };
                     instances.insert(entity, key, material, slot, instance_rows(&transform.affine()));
                 }
                 _ => instances.remove(entity),
@@ -299,6 +550,60 @@ pub fn extract_instances(
         touched.clear();
     }
     copy_moved_transforms(&main, instances);
+}
+
+/// Lists in `out` every mesh entity whose `component` changed since the main world's last
+/// `clear_trackers` (the tick scan of [`copy_moved_transforms`], without the copy).
+fn changed_mesh_entities(main: &World, component: ComponentId, out: &mut Vec<Entity>) {
+    let Some(mesh_id) = main.component_id::<Mesh3d>() else { return };
+    let changed = change_test(main);
+    for id in mesh_tables(main, mesh_id, component) {
+        let Some(table) = main.storages().tables.get(id) else { continue };
+        let Some(ticks) = table.get_changed_ticks_slice_for(component) else { continue };
+        // SAFETY: `UnsafeCell<Tick>` has `Tick`'s layout, and nothing writes the column while
+        // the main world is lent to extraction.
+        let ticks = unsafe { &*(std::ptr::from_ref(ticks) as *const [Tick]) };
+        let entities = table.entities();
+        for (step, chunk) in ticks.chunks(SCAN_CHUNK).enumerate() {
+            if chunk.iter().fold(false, |any, &t| any | changed(t)) {
+                let start = step * SCAN_CHUNK;
+                out.extend(
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| changed(**t))
+                        .map(|(row, _)| entities[start + row]),
+                );
+            }
+        }
+    }
+}
+
+/// `Tick::is_newer_than` against the main world's last `clear_trackers`, in a form that
+/// vectorises: it clamps both ages to `MAX_CHANGE_AGE`, and since `since_last_run` is clamped,
+/// an age clamped to it is never below it, so comparing the unclamped age answers the same.
+fn change_test(main: &World) -> impl Fn(Tick) -> bool + Copy + use<> {
+    let last_run = main.last_change_tick().get();
+    let this_run = main.read_change_tick().get();
+    let since_last_run = this_run.wrapping_sub(last_run).min(MAX_CHANGE_AGE);
+    move |tick: Tick| this_run.wrapping_sub(tick.get()) < since_last_run
+}
+
+/// The tables holding mesh entities with `component`, each once.
+fn mesh_tables(
+    main: &World,
+    mesh_id: ComponentId,
+    component: ComponentId,
+) -> Vec<bevy_ecs::storage::TableId> {
+    let mut tables: Vec<_> = main
+        .archetypes()
+        .iter()
+        .filter(|a| !a.is_empty() && a.contains(mesh_id) && a.contains(component))
+        .map(|a| a.table_id())
+        .collect();
+    tables.sort_unstable_by_key(|t| t.as_usize());
+    tables.dedup();
+    tables
 }
 
 /// Ticks compared per step of the changed-transform scan.
@@ -326,21 +631,8 @@ fn copy_moved_transforms(main: &World, instances: &mut RenderInstances) {
     else {
         return;
     };
-    let last_run = main.last_change_tick().get();
-    let this_run = main.read_change_tick().get();
-    // `Tick::is_newer_than` in a form that vectorises: it clamps both ages to
-    // `MAX_CHANGE_AGE`, and since `since_last_run` is clamped, an age clamped to it is never
-    // below it, so comparing the unclamped age answers the same.
-    let since_last_run = this_run.wrapping_sub(last_run).min(MAX_CHANGE_AGE);
-    let changed = |tick: Tick| this_run.wrapping_sub(tick.get()) < since_last_run;
-    let mut tables: Vec<_> = main
-        .archetypes()
-        .iter()
-        .filter(|a| !a.is_empty() && a.contains(mesh_id) && a.contains(transform_id))
-        .map(|a| a.table_id())
-        .collect();
-    tables.sort_unstable_by_key(|t| t.as_usize());
-    tables.dedup();
+    let changed = change_test(main);
+    let tables = mesh_tables(main, mesh_id, transform_id);
     let writer = instances.transform_writer();
     let mut dirty = writer.dirty_ranges();
     let mut moved_steps = Vec::new();
@@ -422,16 +714,14 @@ mod tests {
     use bevy_transform::components::Transform;
 
     use super::*;
-    use crate::assets::Assets;
-    use crate::mesh::shapes;
 
     /// `count` mesh entities in one table, each with an instance in one batch, trackers
     /// cleared (so nothing counts as moved yet).
     fn world_with_instances(count: usize) -> (World, Vec<Entity>, RenderInstances) {
         let mut world = World::new();
-        let mesh = Assets::<Mesh>::default().add(shapes::cube(0.5));
+        let mesh = bevy_asset::Handle::<Mesh>::default();
         let entities: Vec<Entity> = (0..count)
-            .map(|i| world.spawn((Mesh3d(mesh), GlobalTransform::from_xyz(i as f32, 0.0, 0.0))).id())
+            .map(|i| world.spawn((Mesh3d(mesh.clone()), GlobalTransform::from_xyz(i as f32, 0.0, 0.0))).id())
             .collect();
         let mut instances = RenderInstances::default();
         let key = BatchKey { mesh: 0, table: 0, casts_shadows: true };

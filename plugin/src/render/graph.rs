@@ -98,7 +98,7 @@ impl ReportedErrors {
     /// Prints `message` the first time it is seen.
     pub fn report(&mut self, message: String) {
         if self.0.insert(message.clone()) {
-            eprintln!("f3d: {message}");
+            bevy_log::error!("{message}");
         }
     }
 }

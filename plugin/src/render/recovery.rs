@@ -33,16 +33,14 @@ use bevy_ecs::prelude::*;
 use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice};
 
 use super::MainWorld;
-use super::extract::{ExtractedAssets, ExtractedEnvironment, InstanceChanges};
+use super::extract::{ExtractEveryAsset, ExtractedAssets, ExtractedEnvironment, InstanceChanges};
 use super::graph::{FrameGraph, RenderTransients};
 use super::instances::RenderInstances;
 use super::prepare::materials::material_array_budget;
 use super::prepare::{PipelineCache, RenderImages, RenderMaterials, RenderMeshes, ViewResources};
-use crate::assets::Assets;
+use bevy_mesh::Mesh3d;
+
 use crate::environment::Environment;
-use crate::image::Image;
-use crate::material::Material;
-use crate::mesh::{Mesh, Mesh3d};
 use crate::plugin::{FrameClock, RenderDevice, RenderRegistry};
 
 /// The device was lost (a main-world message, once per loss).
@@ -86,7 +84,7 @@ pub(crate) fn recover_lost_device(world: &mut World) {
     let backend = lost.backend_id();
     let Some(mut main) = world.remove_resource::<MainWorld>() else { return };
     let frame = main.get_resource::<FrameClock>().map_or(0, |c| c.frame);
-    eprintln!("f3d: the {backend} device was lost (taken up at frame {frame}): {reason}");
+    bevy_log::error!("the {backend} device was lost (taken up at frame {frame}): {reason}");
     main.write_message(DeviceLost { backend: backend.clone(), reason: reason.to_string(), frame });
     let outcome = if world.contains_resource::<NoDeviceRecovery>() {
         Err("this app presents to a window made for the lost device, which is not replaced".to_owned())
@@ -96,11 +94,13 @@ pub(crate) fn recover_lost_device(world: &mut World) {
     match outcome {
         Ok(device) => {
             let info = device.adapter_info();
-            eprintln!("f3d: drawing again on {} ({}) from frame {frame}", device.backend_id(), info.name);
+            bevy_log::info!("drawing again on {} ({}) from frame {frame}", device.backend_id(), info.name);
             main.write_message(DeviceRecovered { backend: device.backend_id(), adapter: info.name, frame });
         }
         Err(why) => {
-            eprintln!("f3d: the {backend} device was lost ({reason}) and cannot be replaced: {why}; exiting");
+            bevy_log::error!(
+                "the {backend} device was lost ({reason}) and cannot be replaced: {why}; exiting"
+            );
             main.write_message(AppExit::error());
         }
     }
@@ -136,18 +136,10 @@ fn reopen(world: &mut World, main: &mut MainWorld) -> Result<std::sync::Arc<dyn 
     world.insert_resource(FrameGraph::default());
     world.insert_resource(ExtractedAssets::default());
     world.insert_resource(ExtractedEnvironment::default());
+    world.insert_resource(ExtractEveryAsset(true));
 
     // ...and takes it all again from the main world this very frame.
     main.insert_resource(RenderDevice(device.clone()));
-    if let Some(mut assets) = main.get_resource_mut::<Assets<Mesh>>() {
-        assets.bypass_change_detection().mark_all_changed();
-    }
-    if let Some(mut assets) = main.get_resource_mut::<Assets<Image>>() {
-        assets.bypass_change_detection().mark_all_changed();
-    }
-    if let Some(mut assets) = main.get_resource_mut::<Assets<Material>>() {
-        assets.bypass_change_detection().mark_all_changed();
-    }
     let meshes: Vec<Entity> = main.query_filtered::<Entity, With<Mesh3d>>().iter(main).collect();
     if let Some(mut changes) = main.get_resource_mut::<InstanceChanges>() {
         changes.bypass_change_detection().touch_all(meshes);

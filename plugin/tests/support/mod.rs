@@ -94,13 +94,13 @@ struct Seen {
 }
 
 #[derive(Resource)]
-struct Probe(Handle<Material>);
+struct Probe(Handle<CustomMaterial>);
 
 /// The app, its folder and what it has seen.
 pub struct Harness {
     pub app: App,
     pub dir: TempDir,
-    pub material: Handle<Material>,
+    pub material: Handle<CustomMaterial>,
     seen: Seen,
     /// Events already handed out.
     taken: usize,
@@ -137,19 +137,17 @@ impl Harness {
         let path = dir.0.join(ron);
         let material = {
             let world = app.world_mut();
-            let plane = world.resource_mut::<Assets<Mesh>>().add(shapes::plane(4.0, 1));
+            let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(4.0, 4.0));
             let material =
-                world.resource_mut::<Assets<Material>>().add(CustomMaterial::from_file(&path).into());
-            world.spawn((Mesh3d(plane), MeshMaterial(material), Transform::default()));
+                world.resource_mut::<Assets<CustomMaterial>>().add(CustomMaterial::from_file(&path));
+            world.spawn((Mesh3d(plane), MeshMaterial3d(material.clone()), Transform::default()));
             world.spawn((
-                Camera3d {
-                    tonemapping: Tonemapping::None,
-                    clear_color: [0.0, 0.0, 0.0, 1.0],
-                    ..Default::default()
-                },
+                Camera3d::default(),
+                Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
+                Tonemapping::None,
                 Transform::from_xyz(0.0, 3.0, 0.0).looking_at(Vec3::ZERO, Vec3::Z),
             ));
-            world.insert_resource(Probe(material));
+            world.insert_resource(Probe(material.clone()));
             material
         };
         app.add_systems(
@@ -257,18 +255,18 @@ impl Harness {
 
     /// The material asset as the main world holds it.
     pub fn custom(&self) -> &CustomMaterial {
-        match self.app.world().resource::<Assets<Material>>().get(self.material) {
-            Some(Material::Custom(m)) => m,
-            other => panic!("the probe material is {other:?}"),
+        match self.app.world().resource::<Assets<CustomMaterial>>().get(&self.material) {
+            Some(m) => m,
+            None => panic!("the probe material is gone"),
         }
     }
 
     /// Edits the material asset as an app would.
     pub fn custom_mut(&mut self) -> &mut CustomMaterial {
-        let handle = self.material;
-        match self.app.world_mut().resource_mut::<Assets<Material>>().into_inner().get_mut(handle) {
-            Some(Material::Custom(m)) => m,
-            _ => panic!("the probe material is not a custom material"),
+        let handle = self.material.clone();
+        match self.app.world_mut().resource_mut::<Assets<CustomMaterial>>().into_inner().get_mut(&handle) {
+            Some(m) => m.into_inner(),
+            None => panic!("the probe material is gone"),
         }
     }
 

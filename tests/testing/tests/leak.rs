@@ -34,7 +34,7 @@ fn no_leak(backend: &str) {
         commands
             .spawn((Camera3d::default(), Transform::from_xyz(0.0, 0.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y)));
         commands.spawn((
-            DirectionalLight::default(),
+            DirectionalLight { shadow_maps_enabled: true, ..default() },
             Transform::from_xyz(1.0, 2.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
         ));
     })
@@ -104,7 +104,7 @@ struct Churned {
     entity: Option<Entity>,
     mesh: Option<Handle<Mesh>>,
     image: Option<Handle<Image>>,
-    material: Option<Handle<Material>>,
+    material: Option<Handle<StandardMaterial>>,
     frame: u32,
 }
 
@@ -112,34 +112,38 @@ fn churn(
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut images: ResMut<Assets<Image>>,
-    mut materials: ResMut<Assets<Material>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
     mut state: Local<Churned>,
 ) {
     if let Some(e) = state.entity.take() {
         commands.entity(e).despawn();
     }
     if let Some(h) = state.mesh.take() {
-        meshes.remove(h);
+        meshes.remove(&h);
     }
     if let Some(h) = state.image.take() {
-        images.remove(h);
+        images.remove(&h);
     }
     if let Some(h) = state.material.take() {
-        materials.remove(h);
+        materials.remove(&h);
     }
     state.frame += 1;
     let shade = (state.frame % 200) as u8;
     let mesh = meshes.add(if state.frame.is_multiple_of(2) {
-        shapes::cube(1.0)
+        Mesh::from(Cuboid::from_length(1.0))
     } else {
-        shapes::uv_sphere(0.6, 12, 6)
+        Sphere::new(0.6).mesh().uv(12, 6)
     });
-    let image = images.add(Image::checker(32, 4, [255, shade, 0, 255], [0, 0, 255 - shade, 255]));
-    let material = materials.add(
-        StandardMaterial { base_color_texture: Some(image), roughness: 0.4, ..StandardMaterial::default() }
-            .into(),
+    let image =
+        images.add(f3d::image::ImageData::checker(32, 4, [255, shade, 0, 255], [0, 0, 255 - shade, 255]));
+    let material = materials.add(StandardMaterial {
+        base_color_texture: Some(image.clone()),
+        perceptual_roughness: 0.4,
+        ..default()
+    });
+    state.entity = Some(
+        commands.spawn((Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()), Transform::default())).id(),
     );
-    state.entity = Some(commands.spawn((Mesh3d(mesh), MeshMaterial(material), Transform::default())).id());
     (state.mesh, state.image, state.material) = (Some(mesh), Some(image), Some(material));
 }
 

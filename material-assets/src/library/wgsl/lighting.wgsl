@@ -87,8 +87,10 @@ fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
         let to_light = light.position - p;
         let d2 = max(dot(to_light, to_light), light.radius * light.radius + 1e-4);
         let fade = clamp(1.0 - pow(d2 / max(light.range * light.range, 1e-4), 2.0), 0.0, 1.0);
-        let attenuation = fade * fade / d2;
-        color += brdf_direct(n, v, f3d_safe_normalize(to_light), diffuse_color, f0, roughness) * light.color * attenuation;
+        let l = f3d_safe_normalize(to_light);
+        let cone = clamp(dot(-l, light.spot_direction) * light.spot_scale + light.spot_offset, 0.0, 1.0);
+        let attenuation = fade * fade / d2 * cone * cone;
+        color += brdf_direct(n, v, l, diffuse_color, f0, roughness) * light.color * attenuation;
     }
     color += f3d_environment(n, v, diffuse_color, f0, roughness) * m.occlusion;
     return color + m.emissive;

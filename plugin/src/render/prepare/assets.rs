@@ -10,8 +10,8 @@ use f3d_hal::{
 };
 use f3d_materials::ParamType;
 
-use crate::image::{Image, ImageFormat};
-use crate::mesh::Mesh;
+use crate::image::{ImageData, ImageFormat};
+use crate::mesh::MeshData;
 use crate::plugin::RenderDevice;
 use crate::render::extract::ExtractedAssets;
 
@@ -26,7 +26,7 @@ pub struct GpuMesh {
     /// Radius of a sphere around the origin holding every vertex.
     pub radius: f32,
     /// The CPU copy (custom attributes are laid out per material from it).
-    pub mesh: Arc<Mesh>,
+    pub mesh: Arc<MeshData>,
 }
 
 /// (mesh slot, the material's custom attributes).
@@ -131,7 +131,7 @@ fn put<T>(slots: &mut Vec<Option<T>>, index: u32, value: Option<T>) {
     slots[i] = value;
 }
 
-fn upload_mesh(device: &dyn GraphicsDevice, mesh: Mesh) -> Result<GpuMesh, String> {
+fn upload_mesh(device: &dyn GraphicsDevice, mesh: MeshData) -> Result<GpuMesh, String> {
     mesh.validate().map_err(|e| e.to_string())?;
     let vertices = mesh.interleaved_vertices();
     let indices = mesh.index_bytes();
@@ -157,7 +157,7 @@ fn upload_mesh(device: &dyn GraphicsDevice, mesh: Mesh) -> Result<GpuMesh, Strin
 /// Uploads a mip-mapped image.
 pub(crate) fn upload_image(
     device: &dyn GraphicsDevice,
-    image: &Image,
+    image: &ImageData,
     label: &str,
 ) -> Result<TextureHandle, String> {
     if !image.is_valid() {
@@ -193,11 +193,11 @@ pub fn prepare_assets(
         put(&mut meshes.slots, index, None);
         meshes.custom.retain(|(m, _), _| *m != index);
     }
-    for (index, _generation, mesh) in assets.meshes.drain(..) {
-        let gpu = match upload_mesh(device, mesh) {
+    for (index, mesh) in assets.meshes.drain(..) {
+        let gpu = match mesh.and_then(|mesh| upload_mesh(device, mesh)) {
             Ok(m) => Some(Arc::new(m)),
             Err(e) => {
-                eprintln!("f3d: mesh {index} cannot be drawn: {e}");
+                bevy_log::error!("mesh {index} cannot be drawn: {e}");
                 None
             }
         };
@@ -207,11 +207,11 @@ pub fn prepare_assets(
     for index in assets.removed_images.drain(..) {
         put(&mut images.slots, index, None);
     }
-    for (index, _generation, image) in assets.images.drain(..) {
-        let texture = match upload_image(device, &image, "f3d image") {
+    for (index, image) in assets.images.drain(..) {
+        let texture = match image.and_then(|image| upload_image(device, &image, "f3d image")) {
             Ok(t) => Some(t),
             Err(e) => {
-                eprintln!("f3d: image {index} cannot be used: {e}");
+                bevy_log::error!("image {index} cannot be used: {e}");
                 None
             }
         };

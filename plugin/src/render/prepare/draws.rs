@@ -20,7 +20,6 @@ use super::{
     BoundMaterial, DrawItem, PipelineCache, PreparedFrame, RenderImages, RenderMaterials, RenderMeshes,
     ViewResources,
 };
-use crate::camera::RenderTarget;
 use crate::plugin::{DepthPrepass, RenderDevice, StandardPasses};
 use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
 use crate::render::graph::{FrameGraph, ViewGraph};
@@ -44,7 +43,7 @@ fn upload_slots(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
     match &batch.slot_buffer {
         Some((buffer, capacity)) if *capacity >= len => {
             if let Err(e) = device.write_geometry(buffer, 0, &bytes) {
-                eprintln!("f3d: material slot upload failed: {e}");
+                bevy_log::error!("material slot upload failed: {e}");
             }
         }
         _ => {
@@ -59,7 +58,7 @@ fn upload_slots(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
             batch.slot_buffer = match device.create_geometry(&desc, Some(&padded)) {
                 Ok(b) => Some((b, capacity)),
                 Err(e) => {
-                    eprintln!("f3d: material slot buffer of {capacity} instances refused: {e}");
+                    bevy_log::error!("material slot buffer of {capacity} instances refused: {e}");
                     None
                 }
             };
@@ -87,7 +86,7 @@ fn upload_instances(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
         match device.create_geometry(&desc, Some(&bytes)) {
             Ok(b) => batch.buffer = Some((b, capacity)),
             Err(e) => {
-                eprintln!("f3d: instance buffer of {capacity} instances refused: {e}");
+                bevy_log::error!("instance buffer of {capacity} instances refused: {e}");
                 batch.buffer = None;
             }
         }
@@ -95,7 +94,7 @@ fn upload_instances(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
         let bytes = rows_as_bytes(&batch.transforms[range.start..range.end.min(len)]);
         if let Err(e) = device.write_geometry(buffer, (range.start * INSTANCE_STRIDE as usize) as u64, bytes)
         {
-            eprintln!("f3d: instance upload failed: {e}");
+            bevy_log::error!("instance upload failed: {e}");
         }
     }
     batch.dirty = None;
@@ -140,13 +139,17 @@ pub fn prepare_frame(
         *graph = FrameGraph::default();
         return;
     };
-    let size = match camera.target {
-        RenderTarget::Window => frame.size,
-        RenderTarget::Image { width, height } => (width, height),
-    };
+    let size = camera.size;
     let size = (size.0.clamp(1, 8192), size.1.clamp(1, 8192));
     let env = environment.environment.as_ref();
-    let uniforms = pack_view(&view_res, &frame, camera, &lights, env.map_or(1.0, |e| e.intensity), size);
+    let uniforms = pack_view(
+        &view_res,
+        &frame,
+        camera,
+        &lights,
+        env.map_or(1.0, |e| e.intensity) * lights.exposure,
+        size,
+    );
     let hdr = device.hdr_color_format();
     let forward = -camera.world_from_view.z_axis.truncate().normalize_or_zero();
     let cam = uniforms.camera_position;
@@ -282,7 +285,8 @@ pub fn prepare_frame(
         let format = out.descriptor().format;
         let p = pipelines.library(device, &module, ("vs_fullscreen", "fs_tonemap"), format, None)?;
         let mut w = super::uniforms::BlockWriter::new(&view_res.tonemap_layout);
-        w.f32("exposure", camera.exposure)
+        // Lights and the environment were exposed during extraction.
+        w.f32("exposure", 1.0)
             .u32("curve", camera.tonemapping.shader_value())
             .u32("encode_srgb", u32::from(!format.facts().srgb));
         Some((p, w.finish()))

@@ -30,8 +30,8 @@ use f3d_materials::{
 };
 
 use crate::material::standard::{self, StandardKey};
-use crate::material::{Material, RenderMaterialStore, StandardMaterial};
-use crate::render::extract::ExtractedAssets;
+use crate::material::{MaterialSource, RenderMaterialStore, StandardMaterial};
+use crate::render::extract::{AssetSlots, ExtractedAssets, RenderAssetIds};
 use crate::render::instances::{NO_TABLE, RenderInstances};
 
 /// The most bytes one material table binds: 64 KiB, the uniform block limit of most desktop
@@ -101,8 +101,8 @@ impl MaterialShader {
             match compile_material(&self.loaded, variant, &options) {
                 Ok(c) => Some(Arc::new(c)),
                 Err(e) => {
-                    eprintln!(
-                        "f3d: material `{}` ({} variant) does not compile:\n{}",
+                    bevy_log::error!(
+                        "material `{}` ({} variant) does not compile:\n{}",
                         self.loaded.desc.name,
                         variant.name(),
                         e.diagnostic()
@@ -183,7 +183,7 @@ impl RenderMaterials {
         let loaded = match standard::load(key) {
             Ok(l) => Arc::new(l),
             Err(e) => {
-                eprintln!("f3d: the standard material template does not parse ({key:?}): {e:?}");
+                bevy_log::error!("the standard material template does not parse ({key:?}): {e:?}");
                 return None;
             }
         };
@@ -218,10 +218,15 @@ impl RenderMaterials {
         self.custom.remove(&(Arc::as_ptr(loaded) as usize)).map(|(_, s)| s.id)
     }
 
-    fn prepare(&mut self, material: &Material, store: Option<&MaterialStore>) -> Option<GpuMaterial> {
+    fn prepare(
+        &mut self,
+        material: &MaterialSource,
+        store: Option<&MaterialStore>,
+        images: &mut AssetSlots,
+    ) -> Option<GpuMaterial> {
         match material {
-            Material::Standard(m) => self.prepare_standard(m),
-            Material::Custom(m) => {
+            MaterialSource::Standard(m) => self.prepare_standard(m, images),
+            MaterialSource::Custom(m) => {
                 let shader = self.shader_for_custom(m.loaded()?, store);
                 let desc = &shader.loaded.desc;
                 let textures = m
@@ -232,7 +237,9 @@ impl RenderMaterials {
                             .images()
                             .iter()
                             .find(|(n, _)| n == name)
-                            .map_or(TextureSource::Texel(fallback), |(_, h)| TextureSource::Image(h.index()));
+                            .map_or(TextureSource::Texel(fallback), |(_, h)| {
+                                TextureSource::Image(images.slot(h.id()))
+                            });
                         (name.to_owned(), source)
                     })
                     .collect();
@@ -248,7 +255,7 @@ impl RenderMaterials {
         }
     }
 
-    fn prepare_standard(&mut self, m: &StandardMaterial) -> Option<GpuMaterial> {
+    fn prepare_standard(&mut self, m: &StandardMaterial, images_ids: &mut AssetSlots) -> Option<GpuMaterial> {
         let shader = self.shader_for_standard(StandardKey::of(m))?;
         let desc = &shader.loaded.desc;
         let layout = MaterialLayout::new(desc).ok()?;
@@ -262,7 +269,9 @@ impl RenderMaterials {
                     .iter()
                     .find(|(n, _)| *n == name)
                     .and_then(|(_, h)| *h)
-                    .map_or(TextureSource::Texel(fallback), |h| TextureSource::Image(h.index()));
+                    .map_or(TextureSource::Texel(fallback), |h| {
+                        TextureSource::Image(images_ids.slot(h.id()))
+                    });
                 (name.to_owned(), source)
             })
             .collect();
@@ -282,6 +291,7 @@ impl RenderMaterials {
 pub fn prepare_materials(
     mut assets: ResMut<ExtractedAssets>,
     mut materials: ResMut<RenderMaterials>,
+    mut ids: ResMut<RenderAssetIds>,
     store: Option<Res<RenderMaterialStore>>,
 ) {
     let store = store.as_deref().map(|s| &s.store);
@@ -293,9 +303,9 @@ pub fn prepare_materials(
         }
         materials.tables.release(index);
     }
-    let changed: Vec<(u32, u32, Material)> = assets.materials.drain(..).collect();
-    for (index, _generation, material) in changed {
-        let prepared = materials.prepare(&material, store).map(Arc::new);
+    let changed: Vec<(u32, MaterialSource)> = assets.materials.drain(..).collect();
+    for (index, material) in changed {
+        let prepared = materials.prepare(&material, store, &mut ids.images).map(Arc::new);
         match &prepared {
             Some(m) => materials.tables.place(index, m),
             None => materials.tables.release(index),

@@ -142,8 +142,8 @@ impl PipelineCache {
             return p.clone();
         }
         let made = make_material_pipeline(device, shader, &key).map_err(|e| {
-            eprintln!(
-                "f3d: no pipeline for material `{}` ({} variant): {e}",
+            bevy_log::error!(
+                "no pipeline for material `{}` ({} variant): {e}",
                 shader.loaded.desc.name,
                 variant.name()
             );
@@ -194,7 +194,7 @@ impl PipelineCache {
             let slots = PipelineSlots::resolve(&handle, &[]);
             Ok(GpuPipeline { handle, slots, material_array: false })
         })();
-        let p = made.map_err(|e| eprintln!("f3d: no {} pipeline: {e}", entry.1)).ok().map(Arc::new);
+        let p = made.map_err(|e| bevy_log::error!("no {} pipeline: {e}", entry.1)).ok().map(Arc::new);
         self.library.insert(key, p.clone());
         p
     }

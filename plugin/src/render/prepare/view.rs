@@ -186,7 +186,7 @@ impl ViewResources {
             texels: HashMap::new(),
             outputs: HashMap::new(),
             depth_copy: depth_copy_pipeline(device)
-                .map_err(|e| eprintln!("f3d: no depth copy pipeline: {e}"))
+                .map_err(|e| bevy_log::error!("no depth copy pipeline: {e}"))
                 .ok(),
         })
     }
@@ -268,7 +268,7 @@ impl ViewResources {
                 self.sh = data.sh;
             }
             Err(e) => {
-                eprintln!("f3d: the environment could not be uploaded: {e}");
+                bevy_log::error!("the environment could not be uploaded: {e}");
                 self.set_environment(device, None);
             }
         }
@@ -321,8 +321,7 @@ pub(crate) fn pack_view(
     environment_intensity: f32,
     size: (u32, u32),
 ) -> ViewUniforms {
-    let aspect = size.0 as f32 / size.1.max(1) as f32;
-    let projection = camera.projection.matrix(aspect);
+    let projection = camera.clip_from_view;
     let view_from_world = camera.world_from_view.inverse();
     let view_proj = projection * view_from_world;
     let camera_position = camera.world_from_view.w_axis.truncate();
@@ -357,7 +356,10 @@ pub(crate) fn pack_view(
         l.vec(&format!("points[{i}].position"), &p.position.to_array())
             .f32(&format!("points[{i}].range"), p.range)
             .vec(&format!("points[{i}].color"), &p.radiance)
-            .f32(&format!("points[{i}].radius"), p.radius);
+            .f32(&format!("points[{i}].radius"), p.radius)
+            .vec(&format!("points[{i}].spot_direction"), &p.spot_direction.to_array())
+            .f32(&format!("points[{i}].spot_scale"), p.spot_scale)
+            .f32(&format!("points[{i}].spot_offset"), p.spot_offset);
     }
     l.u32("point_count", lights.points.len().min(8) as u32);
     if res.has_environment {
@@ -369,7 +371,7 @@ pub(crate) fn pack_view(
             l.vec(&format!("sh[{i}]"), &[c[0], c[1], c[2], 0.0]);
         }
     } else {
-        l.u32("environment_flags", 0).f32("environment_intensity", 1.0).vec("ambient", &[0.03, 0.03, 0.035]);
+        l.u32("environment_flags", 0).f32("environment_intensity", 1.0).vec("ambient", &lights.ambient);
     }
     ViewUniforms { view: v.finish(), lights: l.finish(), camera_position, view_proj, shadow_map_size }
 }
@@ -413,6 +415,9 @@ mod tests {
             "points[7].range",
             "points[7].color",
             "points[7].radius",
+            "points[7].spot_direction",
+            "points[7].spot_scale",
+            "points[7].spot_offset",
             "point_count",
             "environment_flags",
             "environment_intensity",

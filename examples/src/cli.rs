@@ -1,0 +1,204 @@
+//! What the headless examples share: their flags (`--backend`, `--size`, `--out`, `--frames`,
+//! `--pipelined`, `--verbose`, and each example's own), the app around a scene, and the lines
+//! they print (backend, adapter, frame time, the file written).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use f3d::f3d_hal::BackendId;
+use f3d::prelude::*;
+
+/// The flags every headless example takes.
+#[derive(Clone, Debug)]
+pub struct ExampleArgs {
+    /// `--backend NAME` (the registry's choice when absent).
+    pub backend: Option<String>,
+    /// `--size WxH` (1280x720).
+    pub size: (u32, u32),
+    /// `--out FILE`: the last frame's PNG.
+    pub out: Option<PathBuf>,
+    /// `--frames N` (1).
+    pub frames: u32,
+    /// `--pipelined`: the render world on its own thread.
+    pub pipelined: bool,
+    /// `--verbose`: also the device's memory.
+    pub verbose: bool,
+    /// Arguments that are not flags, in order.
+    pub positional: Vec<String>,
+}
+
+impl ExampleArgs {
+    /// Parses the process's arguments. `extra` sees each flag the common ones do not take,
+    /// with a function giving its value, and answers whether it took it; `usage` is the
+    /// example's own part of the help line.
+    pub fn parse(
+        name: &str,
+        usage: &str,
+        default_out: Option<&str>,
+        extra: impl FnMut(&str, &mut dyn FnMut() -> Result<String, String>) -> Result<bool, String>,
+    ) -> Result<Self, String> {
+        Self::parse_with(name, usage, Self::defaults(default_out, 1), extra)
+    }
+
+    /// The flags' defaults: 1280x720, the registry's backend, `frames` frames to `out`.
+    pub fn defaults(out: Option<&str>, frames: u32) -> Self {
+        Self {
+            backend: None,
+            size: (1280, 720),
+            out: out.map(PathBuf::from),
+            frames,
+            pipelined: false,
+            verbose: false,
+            positional: Vec::new(),
+        }
+    }
+
+    /// [`parse`](Self::parse) from other defaults.
+    pub fn parse_with(
+        name: &str,
+        usage: &str,
+        defaults: Self,
+        mut extra: impl FnMut(&str, &mut dyn FnMut() -> Result<String, String>) -> Result<bool, String>,
+    ) -> Result<Self, String> {
+        let mut args = defaults;
+        let mut it = std::env::args().skip(1);
+        while let Some(a) = it.next() {
+            let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
+            match a.as_str() {
+                "--backend" => args.backend = Some(value()?),
+                "--size" => {
+                    let v = value()?;
+                    args.size = crate::parse_size(&v).ok_or_else(|| format!("--size {v}: expected WxH"))?;
+                }
+                "--out" => args.out = Some(value()?.into()),
+                "--frames" => {
+                    let v = value()?;
+                    args.frames = v
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=100_000).contains(n))
+                        .ok_or_else(|| format!("--frames {v}: expected a count from 1 to 100000"))?;
+                }
+                "--pipelined" => args.pipelined = true,
+                "--verbose" | "-v" => args.verbose = true,
+                "-h" | "--help" => {
+                    println!(
+                        "{name} {usage}[--backend NAME] [--size WxH] [--out FILE] [--frames N] [--pipelined] [--verbose]"
+                    );
+                    std::process::exit(0);
+                }
+                flag if flag.starts_with("--") => {
+                    if !extra(flag, &mut value)? {
+                        return Err(format!("unknown argument {flag}"));
+                    }
+                }
+                _ => args.positional.push(a),
+            }
+        }
+        Ok(args)
+    }
+
+    /// The render plugin for these flags (a fixed clock step, so pictures repeat).
+    pub fn plugin(&self) -> F3dRenderPlugin {
+        F3dRenderPlugin {
+            backend: self
+                .backend
+                .as_deref()
+                .map_or(BackendChoice::Auto, |b| BackendChoice::Named(BackendId::from_name(b))),
+            size: self.size,
+            pipelined: self.pipelined,
+            exit_after_frames: Some(self.frames),
+            fixed_time_step: Some(1.0 / 60.0),
+            ..Default::default()
+        }
+    }
+
+    /// An app drawing `frames` frames with the plugin, writing the last one to `out` and
+    /// printing the file written and the frame time.
+    pub fn app(&self) -> App {
+        let mut app = App::new();
+        app.add_plugins(self.plugin())
+            .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
+            .insert_resource(Run(self.clone()))
+            .add_systems(Update, (screenshot_last_frame, report));
+        app
+    }
+}
+
+/// Prints the error the way every example does and gives the exit code for bad flags.
+pub fn bad_args(name: &str, error: &str) -> ExitCode {
+    eprintln!("{name}: {error}");
+    ExitCode::from(2)
+}
+
+#[derive(Resource)]
+struct Run(ExampleArgs);
+
+fn screenshot_last_frame(mut commands: Commands, run: Res<Run>, mut frame: Local<u32>) {
+    *frame += 1;
+    if *frame == run.0.frames {
+        match &run.0.out {
+            Some(path) => commands.spawn(Screenshot::to_file(path.clone())),
+            // Still read back, so the frame time counts the device's work.
+            None => commands.spawn(Screenshot::pixels()),
+        };
+    }
+}
+
+/// Prints the file written and the frame time (and with `--verbose` the device's memory).
+fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>, run: Res<Run>) {
+    for shot in shots.read() {
+        if let Some(e) = &shot.error {
+            println!("frame {}: screenshot failed: {e}", shot.frame);
+        }
+        if let Some(path) = &shot.path {
+            println!("wrote {} ({}x{})", path.display(), shot.width, shot.height);
+        }
+        let frames = stats.frames_rendered.max(1);
+        println!(
+            "frame time: {:.1} ms (last frame), {:.1} ms (mean of {} frames): extract, prepare, graph, execute and readback",
+            stats.last_frame_time.as_secs_f64() * 1e3,
+            stats.total_frame_time.as_secs_f64() * 1e3 / frames as f64,
+            stats.frames_rendered
+        );
+        if run.0.verbose {
+            println!("device memory: {}", stats.memory);
+            println!("device memory, peak total: {:.2} MB", stats.peak_memory as f64 / 1e6);
+        }
+    }
+}
+
+/// Finishes `app`, prints the backend and adapter, and runs it.
+pub fn run(mut app: App) -> ExitCode {
+    app.finish();
+    app.cleanup();
+    if let Some(device) = app.world().get_resource::<RenderDevice>() {
+        let info = device.adapter_info();
+        println!(
+            "backend: {}  adapter: {}{}",
+            device.backend_id(),
+            info.name,
+            if info.cpu { " (CPU)" } else { "" }
+        );
+    }
+    match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(_) => ExitCode::FAILURE,
+    }
+}
+
+/// The whole `main` of an example that draws one scene: parses the common flags (the picture
+/// goes to `<name>.png` by default), adds `setup` at startup and runs.
+pub fn run_scene<M>(
+    name: &str,
+    setup: impl bevy_ecs::schedule::IntoScheduleConfigs<bevy_ecs::system::ScheduleSystem, M>,
+) -> ExitCode {
+    let out = format!("{name}.png");
+    let args = match ExampleArgs::parse(name, "", Some(&out), |_, _| Ok(false)) {
+        Ok(a) => a,
+        Err(e) => return bad_args(name, &e),
+    };
+    let mut app = args.app();
+    app.add_systems(Startup, setup);
+    run(app)
+}
