@@ -1,146 +1,19 @@
 //! A custom post pass through public API only: a vignette between the translucent pass and
-//! tonemapping. `cargo run --release --example custom_pass [-- out.png]`.
-//!
-//! The app compiles its own WGSL, makes a pipeline on the [`RenderDevice`], and adds a render
-//! system to the render world's `Graph` set that reads the scene colour and writes a new one,
-//! which the tonemap pass then picks up.
+//! tonemapping, added by a plugin (`f3d_examples::vignette`) over the PBR grid. `cargo run
+//! --release --example custom_pass [-- --out custom_pass.png --pipelined --backend B]`: the
+//! same pixels inline and pipelined.
 
-use std::sync::Arc;
-
-use f3d::f3d_hal::{
-    Color, ColorTargetState, LoadOp, PipelineDescriptor, PipelineHandle, PrimitiveState, ShaderDescriptor,
-    ShaderStage, TextureFormat,
-};
-use f3d::f3d_render_graph::{PassContext, TextureDesc};
-use f3d::passes::PassSystems;
 use f3d::prelude::*;
-use f3d::render::Render;
-
-const VIGNETTE: &str = r#"
-struct Vignette { strength: f32, radius: f32 }
-@group(0) @binding(0) var<uniform> vignette: Vignette;
-@group(0) @binding(1) var scene: texture_2d<f32>;
-
-@vertex
-fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
-    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    return vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);
-}
-
-@fragment
-fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
-    let size = vec2<f32>(textureDimensions(scene));
-    let c = textureLoad(scene, vec2<i32>(p.xy), 0);
-    let d = length((p.xy / size - vec2<f32>(0.5)) * vec2<f32>(size.x / size.y, 1.0));
-    let v = 1.0 - vignette.strength * smoothstep(vignette.radius, vignette.radius + 0.5, d);
-    return vec4<f32>(c.rgb * v, c.a);
-}
-"#;
-
-/// The vignette's pipeline, made once in the render world.
-#[derive(Resource)]
-struct VignettePipeline(PipelineHandle, TextureFormat);
-
-fn make_pipeline(device: &RenderDevice) -> Result<VignettePipeline, String> {
-    let module = Arc::new(f3d::f3d_materials::compile_wgsl("vignette.wgsl", VIGNETTE)?);
-    let shader = |stage, entry: &str| {
-        device
-            .create_shader(&ShaderDescriptor {
-                label: entry.into(),
-                module: module.clone(),
-                stage,
-                entry_point: entry.into(),
-            })
-            .map_err(|e| e.to_string())
-    };
-    let format = device.hdr_color_format();
-    let pipeline = device
-        .create_pipeline(&PipelineDescriptor {
-            label: "vignette".into(),
-            vertex: shader(ShaderStage::Vertex, "vs")?,
-            fragment: Some(shader(ShaderStage::Fragment, "fs")?),
-            vertex_buffers: Vec::new(),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            color_targets: vec![ColorTargetState::replace(format)],
-            sample_count: 1,
-            multiview: None,
-        })
-        .map_err(|e| e.to_string())?;
-    Ok(VignettePipeline(pipeline, format))
-}
-
-/// The render-world system: one pass reading the scene colour and writing a darkened copy.
-fn add_vignette_pass(mut frame_graph: ResMut<FrameGraph>, pipeline: Option<Res<VignettePipeline>>) {
-    let Some(pipeline) = pipeline else { return };
-    let FrameGraph { graph, view } = &mut *frame_graph;
-    let Some(view) = view else { return };
-    if !view.hdr_written {
-        return;
-    }
-    let input = view.hdr;
-    let output = graph.create_texture("vignetted", TextureDesc::relative(1.0, pipeline.1));
-    let handle = pipeline.0.clone();
-    let mut written = output;
-    graph.add_pass("vignette", |pass| {
-        pass.read_texture(input);
-        written = pass.write_color(output, LoadOp::Clear(Color::BLACK));
-        move |ctx: &mut PassContext<'_>| {
-            let scene = ctx.texture(input)?.clone();
-            ctx.encoder.set_pipeline(&handle)?;
-            let block: Vec<u8> = [0.85f32, 0.35].iter().flat_map(|f| f.to_le_bytes()).collect();
-            ctx.encoder.bind_uniform_block("vignette", &block);
-            if let Some(slot) = handle.slot("scene") {
-                ctx.encoder.bind_texture_at(slot, &scene);
-            }
-            ctx.encoder.draw(0..3, 0..1)?;
-            Ok(())
-        }
-    });
-    view.hdr = written;
-}
+use f3d_examples::cli::{ExampleArgs, bad_args, run};
+use f3d_examples::vignette::VignettePlugin;
 
 fn main() -> std::process::ExitCode {
-    let out = std::env::args().nth(1).unwrap_or_else(|| "custom_pass.png".into());
-    let mut app = App::new();
-    app.add_plugins(F3dRenderPlugin {
-        size: (640, 360),
-        exit_after_frames: Some(1),
-        fixed_time_step: Some(0.0),
-        ..Default::default()
-    })
-    .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
-    .add_systems(Startup, move |world: &mut World| {
-        f3d_examples::scenes::pbr_grid(world);
-        world.spawn(Screenshot::to_file(out.clone()));
-    })
-    .add_systems(Update, |mut shots: MessageReader<ScreenshotCaptured>| {
-        for s in shots.read() {
-            match (&s.path, &s.error) {
-                (Some(p), _) => println!("wrote {} with a vignette pass", p.display()),
-                (_, Some(e)) => eprintln!("screenshot failed: {e}"),
-                _ => {}
-            }
-        }
-    });
-    // Plugins finish (open the device, make the render world), then the app adds to it.
-    app.finish();
-    app.cleanup();
-    let Some(device) = app.world().get_resource::<RenderDevice>().cloned() else {
-        eprintln!("no device");
-        return std::process::ExitCode::FAILURE;
+    let defaults = ExampleArgs { size: (640, 360), ..ExampleArgs::defaults(Some("custom_pass.png"), 1) };
+    let args = match ExampleArgs::parse_with("custom_pass", "", defaults, |_, _| Ok(false)) {
+        Ok(a) => a,
+        Err(e) => return bad_args("custom_pass", &e),
     };
-    let render = app.sub_app_mut(RenderApp);
-    match make_pipeline(&device) {
-        Ok(p) => {
-            render.insert_resource(p);
-        }
-        Err(e) => eprintln!("the vignette does not compile: {e}"),
-    }
-    render
-        .add_systems(Render, add_vignette_pass.after(PassSystems::Translucent).before(PassSystems::Tonemap));
-    match app.run() {
-        AppExit::Success => std::process::ExitCode::SUCCESS,
-        AppExit::Error(_) => std::process::ExitCode::FAILURE,
-    }
+    let mut app = args.app();
+    app.add_plugins(VignettePlugin).add_systems(Startup, f3d_examples::scenes::pbr_grid);
+    run(app)
 }

@@ -10,12 +10,14 @@
 //!   (`f3d watch`, the `hot_reload` example, the hot-reload benchmark).
 //!
 //! * [`cli`]: the flags, app and report the headless examples share.
+//! * [`vignette`]: a custom pass as a plugin (the `custom_pass` example).
 //!
 //! Assets live in `examples/assets/` ([`assets_dir`]).
 
 pub mod cli;
 pub mod preview;
 pub mod scenes;
+pub mod vignette;
 
 pub use preview::{Preview, PreviewEvent, PreviewSettings, material_preview};
 pub use scenes::{SCENES, scene, showcase};

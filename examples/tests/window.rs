@@ -3,5 +3,5 @@
 mod window_common;
 
 fn main() {
-    window_common::main("plugin_presents_showcase_under_xvfb", "window", false);
+    window_common::main_with("plugin_presents_showcase_under_xvfb", "window", false, false);
 }

@@ -4,5 +4,10 @@
 mod window_common;
 
 fn main() {
-    window_common::main("plugin_presents_showcase_pipelined_under_xvfb", "window_pipelined", true);
+    window_common::main_with(
+        "plugin_presents_showcase_pipelined_under_xvfb",
+        "window_pipelined",
+        true,
+        false,
+    );
 }

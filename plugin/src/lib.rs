@@ -144,7 +144,7 @@ pub mod prelude {
     pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
     pub use crate::render::graph::{FrameGraph, ViewGraph};
     pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
-    pub use crate::render::{RenderApp, RenderSystems};
+    pub use crate::render::{Render, RenderApp, RenderStartup, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
     pub use crate::window::WindowSettings;
 

@@ -329,6 +329,9 @@ impl Plugin for F3dRenderPlugin {
             })
             .add_systems(First, (tick_clock, screenshot::receive_render_reports))
             .add_systems(Last, screenshot::count_screenshot_requests);
+        // The render world exists from here on, so other plugins add their passes (and their
+        // `RenderStartup` systems) in their own `build`; the device comes in `finish`.
+        app.insert_sub_app(RenderApp, self.render_app());
     }
 
     fn finish(&self, app: &mut App) {
@@ -351,6 +354,7 @@ impl Plugin for F3dRenderPlugin {
             Ok(d) => d,
             Err(e) => {
                 bevy_log::error!("no device: {e}");
+                app.remove_sub_app(RenderApp);
                 app.world_mut().write_message(bevy_app::AppExit::error());
                 return;
             }
@@ -369,43 +373,11 @@ impl F3dRenderPlugin {
         request
     }
 
-    /// Inserts `device` as [`RenderDevice`] and builds the render sub-app around it;
-    /// `extend` adds to the render app before it is inserted (and moved to its thread when
-    /// pipelined). Reports and requests exit when the render world cannot start.
-    pub(crate) fn start_render_world(
-        &self,
-        app: &mut App,
-        device: Arc<dyn GraphicsDevice>,
-        extend: impl FnOnce(&mut SubApp),
-    ) {
-        let (sender, receiver) = crossbeam_channel::unbounded();
-        let compiler = app
-            .world()
-            .get_resource::<RenderMaterialCompilers>()
-            .cloned()
-            .unwrap_or_default()
-            .0
-            .get(&device.backend_id())
-            .cloned();
-        let budget = prepare::materials::material_array_budget(device.as_ref());
-        let material_store = RenderMaterialStore::new(compiler, self.hot_reload, budget);
-        app.insert_resource(MaterialWatch(material_store.store.change_signal()));
-        app.insert_resource(RenderDevice(device.clone()));
-        app.insert_resource(RenderReportReceiver { receiver });
-        let view = match ViewResources::new(device.as_ref()) {
-            Ok(v) => v,
-            Err(e) => {
-                bevy_log::error!("the render world cannot start: {e}");
-                app.world_mut().write_message(bevy_app::AppExit::error());
-                return;
-            }
-        };
+    /// The render sub-app with its schedules, sets and the standard systems, before any device
+    /// is open (made in `build`).
+    fn render_app(&self) -> SubApp {
         let mut render = new_render_app();
         render
-            .insert_resource(RenderDevice(device))
-            .insert_resource(RenderReports { sender })
-            .insert_resource(view)
-            .insert_resource(material_store)
             .insert_resource(self.passes)
             .init_resource::<ExtractedFrame>()
             .init_resource::<ExtractedCamera>()
@@ -418,7 +390,6 @@ impl F3dRenderPlugin {
             .init_resource::<RenderInstances>()
             .init_resource::<RenderMeshes>()
             .init_resource::<RenderImages>()
-            .insert_resource(RenderMaterials::new(budget))
             .init_resource::<PipelineCache>()
             .init_resource::<FrameGraph>()
             .init_resource::<RenderTransients>()
@@ -454,7 +425,54 @@ impl F3dRenderPlugin {
         );
         passes::add_standard_passes(&mut render);
         render.add_systems(Render, execute_frame_graph.in_set(RenderSystems::Execute));
+        render
+    }
+
+    /// Inserts `device` as [`RenderDevice`] in both worlds and what is made from it in the
+    /// render world, runs [`RenderStartup`](crate::render::RenderStartup); `extend` adds to
+    /// the render app before it is moved to its thread (when pipelined). Reports and
+    /// requests exit when the render world cannot start.
+    pub(crate) fn start_render_world(
+        &self,
+        app: &mut App,
+        device: Arc<dyn GraphicsDevice>,
+        extend: impl FnOnce(&mut SubApp),
+    ) {
+        let Some(mut render) = app.remove_sub_app(RenderApp) else {
+            bevy_log::error!("the render world was removed before the device opened");
+            app.world_mut().write_message(bevy_app::AppExit::error());
+            return;
+        };
+        let (sender, receiver) = crossbeam_channel::unbounded();
+        let compiler = app
+            .world()
+            .get_resource::<RenderMaterialCompilers>()
+            .cloned()
+            .unwrap_or_default()
+            .0
+            .get(&device.backend_id())
+            .cloned();
+        let budget = prepare::materials::material_array_budget(device.as_ref());
+        let material_store = RenderMaterialStore::new(compiler, self.hot_reload, budget);
+        let view = match ViewResources::new(device.as_ref()) {
+            Ok(v) => v,
+            Err(e) => {
+                bevy_log::error!("the render world cannot start: {e}");
+                app.world_mut().write_message(bevy_app::AppExit::error());
+                return;
+            }
+        };
+        app.insert_resource(MaterialWatch(material_store.store.change_signal()));
+        app.insert_resource(RenderDevice(device.clone()));
+        app.insert_resource(RenderReportReceiver { receiver });
+        render
+            .insert_resource(RenderDevice(device))
+            .insert_resource(RenderReports { sender })
+            .insert_resource(view)
+            .insert_resource(material_store)
+            .insert_resource(RenderMaterials::new(budget));
         extend(&mut render);
+        render.world_mut().run_schedule(crate::render::RenderStartup);
         app.insert_sub_app(RenderApp, render);
         if self.pipelined {
             pipelined::enable(app);

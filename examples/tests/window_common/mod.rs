@@ -88,7 +88,13 @@ fn x_screenshot(display: &str, window: &Window) -> Result<Picture, Failure> {
 }
 
 /// The window shows the engine's frame at `size`, and the frame is the showcase.
-fn check(window: &Picture, engine: &Picture, size: (u32, u32), name: &str) -> Result<(), Failure> {
+fn check(
+    window: &Picture,
+    engine: &Picture,
+    size: (u32, u32),
+    name: &str,
+    vignette: bool,
+) -> Result<(), Failure> {
     let dir = option_env!("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let path = dir.join(format!("{name}.png"));
     write_png(&path, window.width, window.height, &window.rgba)?;
@@ -104,9 +110,25 @@ fn check(window: &Picture, engine: &Picture, size: (u32, u32), name: &str) -> Re
     let (w, h) = size;
     let top: Vec<[u8; 3]> = (0..w).map(|x| window.at(x, 2)).collect();
     let mean = |c: usize| top.iter().map(|p| f64::from(p[c])).sum::<f64>() / top.len() as f64;
-    let (r, b) = (mean(0), mean(2));
+    let (r, b) = if vignette {
+        // The vignette darkens the corners: the middle of the top row is the sky.
+        let middle = window.at(w / 2, 2);
+        (f64::from(middle[0]), f64::from(middle[2]))
+    } else {
+        (mean(0), mean(2))
+    };
     if !(b > r + 20.0 && b > 100.0) {
         return Err(format!("{name}: the top row is not sky blue (mean red {r:.0}, blue {b:.0})").into());
+    }
+    if vignette {
+        let luma = |p: [u8; 3]| p.iter().map(|&c| f64::from(c)).sum::<f64>();
+        let (corner, middle) = (luma(window.at(1, 1)), luma(window.at(w / 2, 2)));
+        if corner * 2.0 > middle {
+            return Err(format!(
+                "{name}: the vignette pass did not darken the corner (corner {corner:.0}, top middle {middle:.0})"
+            )
+            .into());
+        }
     }
     // Not one colour: the scene spreads over a range of brightness.
     let luma: Vec<f64> = (0..h)
@@ -164,6 +186,8 @@ struct Probe {
     display: String,
     outcome: Arc<Mutex<Outcome>>,
     resized_at: Option<u64>,
+    /// The app adds `f3d_examples::vignette::VignettePlugin` (the custom-pass test).
+    vignette: bool,
 }
 
 /// Each frame: asks for the frame's pixels; when a frame arrives at the size being checked,
@@ -202,7 +226,7 @@ fn probe(
     }
     let engine = Picture { width: shot.width, height: shot.height, rgba: shot.pixels.to_vec() };
     let result = x_screenshot(&probe.display, &window.0)
-        .and_then(|shown| check(&shown, &engine, size, &name))
+        .and_then(|shown| check(&shown, &engine, size, &name, probe.vignette))
         .map(|()| size)
         .map_err(|e| e.to_string());
     let failed = result.is_err();
@@ -249,7 +273,7 @@ fn record(probe: &Probe, result: Result<(u32, u32), String>) {
 }
 
 /// `Ok(Some(reason))`: skipped (no wgpu adapter).
-fn run(test: &'static str, pipelined: bool) -> Result<Option<String>, Failure> {
+fn run(test: &'static str, pipelined: bool, vignette: bool) -> Result<Option<String>, Failure> {
     let (_server, display) = f3d_testing::xvfb::start(640, 480)?;
     // SAFETY: `main` calls this before any thread of this process exists (the event loop,
     // wgpu and Mesa start theirs later), so nothing reads the environment concurrently.
@@ -263,16 +287,20 @@ fn run(test: &'static str, pipelined: bool) -> Result<Option<String>, Failure> {
         return Ok(Some(format!("no wgpu adapter ({e})")));
     }
     let outcome = Arc::new(Mutex::new(Outcome::default()));
-    let exit = App::new()
-        .add_plugins(F3dRenderPlugin {
-            size: FIRST,
-            window: Some(WindowSettings { title: "f3d window test".into(), resizable: true }),
-            exit_after_frames: Some(MAX_FRAMES),
-            pipelined,
-            fixed_time_step: Some(1.0 / 60.0),
-            ..Default::default()
-        })
-        .insert_resource(Probe { test, display, outcome: outcome.clone(), resized_at: None })
+    let mut app = App::new();
+    app.add_plugins(F3dRenderPlugin {
+        size: FIRST,
+        window: Some(WindowSettings { title: "f3d window test".into(), resizable: true }),
+        exit_after_frames: Some(MAX_FRAMES),
+        pipelined,
+        fixed_time_step: Some(1.0 / 60.0),
+        ..Default::default()
+    });
+    if vignette {
+        app.add_plugins(f3d_examples::vignette::VignettePlugin);
+    }
+    let exit = app
+        .insert_resource(Probe { test, display, outcome: outcome.clone(), resized_at: None, vignette })
         .add_systems(Startup, f3d_examples::showcase)
         .add_systems(Update, probe)
         .run();
@@ -323,7 +351,8 @@ fn quiet_mesa() {
 
 /// The test binary's `main`: runs `run` as the test `name` (libtest's output lines, `--list`,
 /// filters), skipping or failing as the module docs say.
-pub fn main(name: &'static str, test: &'static str, pipelined: bool) {
+/// With `vignette` the app adds the custom-pass plugin and the check looks for it.
+pub fn main_with(name: &'static str, test: &'static str, pipelined: bool, vignette: bool) {
     quiet_mesa();
     if std::env::args().any(|a| a == "--list") {
         println!("{name}: test");
@@ -345,7 +374,7 @@ pub fn main(name: &'static str, test: &'static str, pipelined: bool) {
         println!("test {name} ... skipped: Xvfb is not installed (apt-get install xvfb)");
         return;
     }
-    match run(test, pipelined) {
+    match run(test, pipelined, vignette) {
         Ok(None) => println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed"),
         Ok(Some(reason)) if !required => println!("test {name} ... skipped: {reason}"),
         Ok(Some(reason)) => {

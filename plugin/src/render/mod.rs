@@ -9,6 +9,18 @@
 //!     RenderSystems::Cleanup   report to the main world
 //! ```
 //!
+//! The sub-app and its schedules exist from [`F3dRenderPlugin`](crate::plugin::F3dRenderPlugin)'s
+//! `build`, so a plugin added after it adds its own systems there in its `build`:
+//!
+//! ```ignore
+//! app.sub_app_mut(RenderApp)
+//!     .add_systems(RenderStartup, make_my_pipeline) // once the device is open
+//!     .add_systems(Render, add_my_pass.in_set(RenderSystems::Graph));
+//! ```
+//!
+//! That works inline, pipelined and windowed alike (pipelined, the sub-app moves to its
+//! thread only after every plugin's `finish`).
+//!
 //! Inline, the render world updates right after the main world in `App::update`. Pipelined
 //! (`pipelined`), it runs on its own thread one frame behind; the main world's data is
 //! copied during extraction, so both modes draw the same pixels for the same frame.
@@ -31,6 +43,12 @@ pub struct RenderApp;
 /// The schedule that copies what changed from the main world (lent as [`MainWorld`]).
 #[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ExtractSchedule;
+
+/// Runs once in the render world when a device opened (and again after a lost device was
+/// replaced): one-time GPU setup of passes that plugins add, e.g. a pipeline inserted as a
+/// resource. `RenderDevice` is there when it runs.
+#[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RenderStartup;
 
 /// The render world's frame schedule.
 #[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,6 +108,7 @@ pub(crate) fn extract(main: &mut World, render: &mut World) {
 pub(crate) fn new_render_app() -> SubApp {
     let mut app = SubApp::new();
     app.init_schedule(ExtractSchedule);
+    app.init_schedule(RenderStartup);
     app.init_schedule(Render);
     app.update_schedule = Some(Render.intern());
     app.configure_sets(

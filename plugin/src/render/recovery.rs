@@ -93,6 +93,8 @@ pub(crate) fn recover_lost_device(world: &mut World) {
     };
     match outcome {
         Ok(device) => {
+            // Plugins make their own GPU resources again on the new device.
+            let _ = world.try_run_schedule(super::RenderStartup);
             let info = device.adapter_info();
             bevy_log::info!("drawing again on {} ({}) from frame {frame}", device.backend_id(), info.name);
             main.write_message(DeviceRecovered { backend: device.backend_id(), adapter: info.name, frame });

@@ -92,11 +92,13 @@ pub struct RenderOptions {
     pub frame: u32,
     /// Seconds the shader clock advances per frame.
     pub time_step: f64,
+    /// Adds to the app after `F3dRenderPlugin` (plugins with passes of their own).
+    pub configure: Option<fn(&mut App)>,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        Self { pipelined: false, frame: 1, time_step: 1.0 / 60.0 }
+        Self { pipelined: false, frame: 1, time_step: 1.0 / 60.0, configure: None }
     }
 }
 
@@ -140,6 +142,9 @@ pub fn render_frames(
         })
         .insert_resource(captured.clone())
         .insert_resource(CaptureOn(options.frame.max(1)));
+    if let Some(configure) = options.configure {
+        configure(&mut app);
+    }
     let mut build = Some(build);
     app.add_systems(Startup, move |world: &mut World| {
         if let Some(b) = build.take() {

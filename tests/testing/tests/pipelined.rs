@@ -7,7 +7,7 @@ use f3d_backend_soft::SoftDevice;
 use f3d_testing::{RenderOptions, render_frames};
 
 fn capture(pipelined: bool) -> f3d_testing::Frame {
-    let options = RenderOptions { pipelined, frame: 3, time_step: 0.25 };
+    let options = RenderOptions { pipelined, frame: 3, time_step: 0.25, ..Default::default() };
     // The materials scene animates (ocean waves, water ripples run on the shader clock), so a
     // frame captured with the wrong frame's data would differ.
     render_frames(160, 96, Arc::new(SoftDevice::new("pipelined")), &options, f3d_examples::scenes::materials)
@@ -26,7 +26,7 @@ fn inline_and_pipelined_agree() {
         160,
         96,
         Arc::new(SoftDevice::new("pipelined")),
-        &RenderOptions { pipelined: false, frame: 2, time_step: 0.25 },
+        &RenderOptions { pipelined: false, frame: 2, time_step: 0.25, ..Default::default() },
         f3d_examples::scenes::materials,
     )
     .unwrap();
