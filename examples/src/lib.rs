@@ -9,11 +9,13 @@
 //! * [`preview`]: one `.ron` material on a sphere, redrawn whenever its files change
 //!   (`f3d watch`, the `hot_reload` example, the hot-reload benchmark).
 //!
+//! * [`bevy_scenes`]: scenes of Bevy's own examples, as Bevy writes them.
 //! * [`cli`]: the flags, app and report the headless examples share.
 //! * [`vignette`]: a custom pass as a plugin (the `custom_pass` example).
 //!
 //! Assets live in `examples/assets/` ([`assets_dir`]).
 
+pub mod bevy_scenes;
 pub mod cli;
 pub mod preview;
 pub mod scenes;

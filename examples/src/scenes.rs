@@ -1,6 +1,7 @@
 //! Scenes as functions over a `World` (run them as a `Startup` system or hand them to
 //! `f3d_testing::render_frame`).
 
+use f3d::bevy_ecs::system::RunSystemOnce;
 use f3d::bevy_mesh::{MeshVertexAttribute, VertexFormat};
 use f3d::image::{ImageData, ImageFormat};
 use f3d::prelude::*;
@@ -24,6 +25,8 @@ pub const SCENES: &[(&str, SceneFn)] = &[
     ("tonemap_aces", tonemap_aces),
     ("tonemap_neutral", tonemap_neutral),
     ("sky_only", sky_only),
+    ("bevy_3d_scene", bevy_3d_scene),
+    ("bevy_lighting", bevy_lighting),
 ];
 
 /// The scene called `name`.
@@ -481,4 +484,18 @@ pub fn sky_only(world: &mut World) {
         Projection::Perspective(PerspectiveProjection { fov: 1.4, near: 0.1, far: 10.0, ..default() }),
     );
     world.spawn(Environment::default());
+}
+
+/// Bevy's `3d_scene` example's scene ([`crate::bevy_scenes::three_d_scene`]).
+pub fn bevy_3d_scene(world: &mut World) {
+    if let Err(e) = world.run_system_once(crate::bevy_scenes::three_d_scene) {
+        f3d::bevy_log::error!("bevy_3d_scene: {e}");
+    }
+}
+
+/// Bevy's `lighting` example's scene ([`crate::bevy_scenes::lighting`]).
+pub fn bevy_lighting(world: &mut World) {
+    if let Err(e) = world.run_system_once(crate::bevy_scenes::lighting) {
+        f3d::bevy_log::error!("bevy_lighting: {e}");
+    }
 }

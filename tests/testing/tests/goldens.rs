@@ -33,6 +33,8 @@ goldens!(
     tonemap_aces,
     tonemap_neutral,
     sky_only,
+    bevy_3d_scene,
+    bevy_lighting,
 );
 
 /// Every scene has a golden test above.
@@ -44,5 +46,5 @@ fn every_scene_has_a_golden() {
             "{name} has no golden"
         );
     }
-    assert_eq!(f3d_examples::SCENES.len(), 12, "add the new scene to the goldens! list");
+    assert_eq!(f3d_examples::SCENES.len(), 14, "add the new scene to the goldens! list");
 }
