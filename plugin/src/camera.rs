@@ -7,7 +7,10 @@
 //!
 //! The target: `RenderTarget::Window(_)` is the app's main target (the window, or headless
 //! the offscreen image of [`F3dRenderPlugin::size`](crate::plugin::F3dRenderPlugin)); an image
-//! target is an offscreen image of that image's size; `RenderTarget::None { size }` that size.
+//! target made as a render target (`Image::new_target_texture`: `RENDER_ATTACHMENT` usage,
+//! RGBA8) is drawn into, and materials of cameras with a higher `order` sample the picture in
+//! the same frame; another image target, and `RenderTarget::None { size }`, draw offscreen at
+//! their size. Every active camera draws, in `order` (see [`crate::render`]).
 //!
 //! Depth: f3d draws with depth 0 at the near plane and 1 at the far plane. Bevy's perspective
 //! matrix is reverse-Z and infinite, so f3d builds its own from the same fields (`fov`,

@@ -29,6 +29,10 @@ pub struct ImageData {
     pub format: ImageFormat,
     /// `width * height * 4` bytes.
     pub data: Vec<u8>,
+    /// A camera may draw into it (Bevy's `RENDER_ATTACHMENT` usage, as
+    /// `Image::new_target_texture` sets): uploaded as one level a pass can write, with no
+    /// mip chain.
+    pub render_target: bool,
 }
 
 /// The largest side f3d uploads (texels): what every backend's 2D textures take.
@@ -81,12 +85,13 @@ impl ImageData {
             ),
             other => return Err(format!("the texture format {other:?} is not one f3d samples")),
         };
-        Ok(Self { width, height, format: out_format, data: bytes })
+        let render_target = desc.usage.contains(wgpu_types::TextureUsages::RENDER_ATTACHMENT);
+        Ok(Self { width, height, format: out_format, data: bytes, render_target })
     }
 
     /// An image of one colour.
     pub fn solid(width: u32, height: u32, rgba: [u8; 4], format: ImageFormat) -> Self {
-        Self { width, height, format, data: rgba.repeat((width * height) as usize) }
+        Self { width, height, format, data: rgba.repeat((width * height) as usize), render_target: false }
     }
 
     /// A checkerboard of `cells`×`cells` squares of two colours (sRGB); `.into()` makes it a
@@ -99,7 +104,7 @@ impl ImageData {
                 data.extend_from_slice(if ((x / cell) + (y / cell)).is_multiple_of(2) { &a } else { &b });
             }
         }
-        Self { width: size, height: size, format: ImageFormat::Rgba8Srgb, data }
+        Self { width: size, height: size, format: ImageFormat::Rgba8Srgb, data, render_target: false }
     }
 
     /// Whether the data has the size the dimensions say.

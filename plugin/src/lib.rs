@@ -96,9 +96,9 @@
 //!   (feature `window`, wgpu) opens a winit window, presents each frame in it and follows its
 //!   size ([`window`] says how and why).
 //!
-//! Limits today: one camera draws (the active one with the lowest order); a camera whose
-//! target is an image draws offscreen at that image's size (screenshots read it) but does not
-//! yet write the image asset.
+//! * **Every active camera draws**, in ascending `order`, into its own target (the window
+//!   or headless image, or an image asset made with `Image::new_target_texture`, which
+//!   materials of later cameras sample in the same frame); [`render`] says how.
 
 pub mod camera;
 pub mod environment;
@@ -114,8 +114,8 @@ pub mod window;
 
 /// Re-exported so apps and backends name the same crates.
 pub use {
-    bevy_app, bevy_asset, bevy_camera, bevy_color, bevy_ecs, bevy_image, bevy_light, bevy_log, bevy_math,
-    bevy_mesh, bevy_shape, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph,
+    bevy_app, bevy_asset, bevy_camera, bevy_color, bevy_ecs, bevy_extract, bevy_image, bevy_light, bevy_log,
+    bevy_math, bevy_mesh, bevy_shape, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph, wgpu_types,
 };
 
 /// What most apps use.
@@ -144,7 +144,7 @@ pub mod prelude {
     pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
     pub use crate::render::graph::{FrameGraph, ViewGraph};
     pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
-    pub use crate::render::{Render, RenderApp, RenderStartup, RenderSystems};
+    pub use crate::render::{Extract, ExtractSchedule, Render, RenderApp, RenderStartup, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
     pub use crate::window::WindowSettings;
 

@@ -23,6 +23,7 @@ use bevy_transform::TransformPlugin;
 use bevy_transform::TransformSystems;
 use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
 
+use crate::material::loader::{CustomMaterialLoader, carry_reloaded_values};
 use crate::material::{
     CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore,
     StandardMaterial,
@@ -33,14 +34,18 @@ use crate::render::extract::{
     ExtractedLights, ExtractedScreenshots, InstanceChanges, RenderAssetIds,
 };
 use crate::render::graph::{
-    FrameGraph, KeepGraphDump, LastGraph, RenderTransients, ReportedErrors, execute_frame_graph,
+    FrameGraph, KeepGraphDump, LastGraph, MainViewOutput, RenderTransients, ReportedErrors,
+    execute_frame_graph, finish_frame,
 };
 use crate::render::instances::RenderInstances;
 use crate::render::prepare::{
     self, PipelineCache, RenderImages, RenderMaterials, RenderMeshes, ViewResources,
 };
 use crate::render::recovery::{self, DeviceLost, DeviceRecovered, RenderDeviceRequest};
-use crate::render::{ExtractSchedule, Render, RenderApp, RenderSystems, new_render_app, pipelined};
+use crate::render::{
+    ExtractSchedule, Render, RenderApp, RenderFrame, RenderFrameSystems, RenderSystems, add_render_app,
+    pipelined,
+};
 use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
 use crate::window::WindowSettings;
 
@@ -285,6 +290,16 @@ impl Plugin for F3dRenderPlugin {
     fn build(&self, app: &mut App) {
         add_scene_plugins(app);
         app.init_asset::<StandardMaterial>().init_asset::<CustomMaterial>();
+        // `.ron` materials through the AssetServer, read from the asset folder on disk (their
+        // includes are composed from files next to them).
+        let asset_root = app
+            .get_added_plugins::<AssetPlugin>()
+            .first()
+            .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
+        app.register_asset_loader(CustomMaterialLoader::new(
+            bevy_asset::io::file::FileAssetReader::get_base_path().join(asset_root),
+        ))
+        .add_systems(Last, carry_reloaded_values);
         // Hooks list mesh entities for extraction when these are inserted, replaced or
         // removed (bevy_camera's visibility plugin owns `Mesh3d`'s add hook; these are free).
         let world = app.world_mut();
@@ -331,7 +346,7 @@ impl Plugin for F3dRenderPlugin {
             .add_systems(Last, screenshot::count_screenshot_requests);
         // The render world exists from here on, so other plugins add their passes (and their
         // `RenderStartup` systems) in their own `build`; the device comes in `finish`.
-        app.insert_sub_app(RenderApp, self.render_app());
+        self.configure_render_app(add_render_app(app));
     }
 
     fn finish(&self, app: &mut App) {
@@ -342,6 +357,8 @@ impl Plugin for F3dRenderPlugin {
                 bevy_log::error!(
                     "F3dRenderPlugin::window is set but f3d was built without its `window` feature"
                 );
+                // No device will come: the render world never runs.
+                app.remove_sub_app(RenderApp);
                 app.world_mut().write_message(bevy_app::AppExit::error());
             }
             return;
@@ -373,10 +390,9 @@ impl F3dRenderPlugin {
         request
     }
 
-    /// The render sub-app with its schedules, sets and the standard systems, before any device
-    /// is open (made in `build`).
-    fn render_app(&self) -> SubApp {
-        let mut render = new_render_app();
+    /// Gives the render sub-app its resources and the standard systems, before any device is
+    /// open (in `build`).
+    fn configure_render_app(&self, render: &mut SubApp) {
         render
             .insert_resource(self.passes)
             .init_resource::<ExtractedFrame>()
@@ -395,6 +411,7 @@ impl F3dRenderPlugin {
             .init_resource::<RenderTransients>()
             .init_resource::<ReportedErrors>()
             .init_resource::<LastGraph>()
+            .init_resource::<MainViewOutput>()
             .init_resource::<KeepGraphDump>();
         render.add_systems(
             ExtractSchedule,
@@ -414,18 +431,15 @@ impl F3dRenderPlugin {
                 .chain(),
         );
         render.add_systems(
-            Render,
-            (
-                prepare::assets::prepare_assets,
-                prepare::view::prepare_environment,
-                prepare::draws::prepare_frame,
-            )
+            RenderFrame,
+            (prepare::assets::prepare_assets, prepare::view::prepare_environment)
                 .chain()
-                .in_set(RenderSystems::Prepare),
+                .in_set(RenderFrameSystems::Prepare),
         );
-        passes::add_standard_passes(&mut render);
+        render.add_systems(Render, prepare::draws::prepare_frame.in_set(RenderSystems::Prepare));
+        passes::add_standard_passes(render);
         render.add_systems(Render, execute_frame_graph.in_set(RenderSystems::Execute));
-        render
+        render.add_systems(RenderFrame, finish_frame.in_set(RenderFrameSystems::Finish));
     }
 
     /// Inserts `device` as [`RenderDevice`] in both worlds and what is made from it in the

@@ -75,9 +75,9 @@ mod windowed {
 
     use super::WindowSettings;
     use crate::plugin::{BackendChoice, F3dRenderPlugin, RenderSettings};
-    use crate::render::extract::{ExtractedCamera, ExtractedFrame};
-    use crate::render::graph::{FrameOutput, ReportedErrors, execute_frame_graph};
-    use crate::render::{Render, RenderSystems};
+    use crate::render::extract::{ExtractedCameras, ExtractedFrame};
+    use crate::render::graph::{FrameOutput, ReportedErrors, finish_frame};
+    use crate::render::{RenderFrame, RenderFrameSystems};
 
     /// Why the window or its device could not be made.
     #[derive(Debug, thiserror::Error)]
@@ -119,13 +119,14 @@ mod windowed {
     fn present_window(
         mut window: ResMut<RenderWindow>,
         frame: Res<ExtractedFrame>,
-        camera: Res<ExtractedCamera>,
+        cameras: Res<ExtractedCameras>,
         output: Res<FrameOutput>,
         mut errors: ResMut<ReportedErrors>,
     ) {
         let RenderWindow { device, presenter } = &mut *window;
-        let (Some(texture), Some(view)) = (&output.0, &camera.0) else { return };
-        if !view.to_window {
+        let Some(texture) = &output.0 else { return };
+        // The main view is the last camera on the window, when one is.
+        if !cameras.0.iter().any(|v| v.to_window) {
             return;
         }
         if let Err(e) = presenter.resize(device, frame.size.0, frame.size.1) {
@@ -225,8 +226,8 @@ mod windowed {
                     .insert_resource(crate::render::recovery::NoDeviceRecovery)
                     .init_resource::<FrameOutput>()
                     .add_systems(
-                        Render,
-                        present_window.after(execute_frame_graph).in_set(RenderSystems::Execute),
+                        RenderFrame,
+                        present_window.after(finish_frame).in_set(RenderFrameSystems::Finish),
                     );
             });
             Ok(window)

@@ -10,7 +10,12 @@
 //!     Transform::from_xyz(0.0, 0.5, 0.0),
 //! ));
 //! ```
+//!
+//! `.ron` materials load through Bevy's `AssetServer` like any asset
+//! (`asset_server.load::<CustomMaterial>("materials/toon.ron")`, see [`loader`]), or from a path
+//! with [`CustomMaterial::from_file`] for apps without an asset folder.
 
+pub mod loader;
 pub mod reload;
 pub(crate) mod standard;
 
@@ -138,6 +143,18 @@ pub struct CustomMaterial {
     textures: Vec<(String, Handle<Image>)>,
     /// The file it is read from (and reloaded from), when it is.
     file: Option<PathBuf>,
+    /// Made by the asset loader and not yet given the app's values (see [`loader`]).
+    from_loader: bool,
+    /// Values set before the file loaded, applied (in order) when it does.
+    pending: Vec<Pending>,
+}
+
+/// A value set on a material whose file has not loaded yet.
+#[derive(Clone, Debug)]
+enum Pending {
+    Value(String, Value),
+    Color(String, [f32; 4]),
+    Image(String, Handle<Image>),
 }
 
 impl CustomMaterial {
@@ -164,6 +181,30 @@ impl CustomMaterial {
             params: MaterialParameters::none(&name),
             textures: Vec::new(),
             file: Some(path.to_owned()),
+            from_loader: false,
+            pending: Vec::new(),
+        }
+    }
+
+    /// A stand-in for a material that [`AssetServer`](bevy_asset::AssetServer) is still
+    /// loading, so values can be set before the file arrives; they are applied (in order)
+    /// when it does:
+    ///
+    /// ```ignore
+    /// let toon: Handle<CustomMaterial> = asset_server.load("materials/toon.ron");
+    /// materials.get_or_insert_with(&toon, CustomMaterial::loading)?.set_int("band_count", 4)?;
+    /// ```
+    ///
+    /// It draws nothing until then. Once the material has loaded, `get_or_insert_with` returns
+    /// it and the value applies at once.
+    pub fn loading() -> Self {
+        Self {
+            loaded: None,
+            params: MaterialParameters::none("(loading)"),
+            textures: Vec::new(),
+            file: None,
+            from_loader: false,
+            pending: Vec::new(),
         }
     }
 
@@ -173,7 +214,7 @@ impl CustomMaterial {
         Self::from_loaded(f3d_materials::parse_material(path.as_ref(), bytes)?)
     }
 
-    fn from_loaded(loaded: LoadedMaterial) -> Result<Self, Vec<MaterialError>> {
+    pub(crate) fn from_loaded(loaded: LoadedMaterial) -> Result<Self, Vec<MaterialError>> {
         let layout = MaterialLayout::new(&loaded.desc).map_err(|message| {
             vec![MaterialError::Backend {
                 backend: "layout".into(),
@@ -182,7 +223,14 @@ impl CustomMaterial {
             }]
         })?;
         let params = MaterialParameters::new(&loaded.desc, &layout);
-        Ok(Self { loaded: Some(Arc::new(loaded)), params, textures: Vec::new(), file: None })
+        Ok(Self {
+            loaded: Some(Arc::new(loaded)),
+            params,
+            textures: Vec::new(),
+            file: None,
+            from_loader: false,
+            pending: Vec::new(),
+        })
     }
 
     /// Takes a new version of its file: parameter values the app set survive where the new
@@ -195,6 +243,20 @@ impl CustomMaterial {
             loaded.desc.parameters.iter().any(|p| p.name == *name && p.ty == ParamType::Texture2d)
         });
         self.loaded = Some(loaded);
+        // What the app set before the first version arrived; a value the file does not take
+        // is reported, as it would have been had the file been there.
+        for pending in std::mem::take(&mut self.pending) {
+            let result = match pending {
+                Pending::Value(name, value) => self.params.set(&name, value).map_err(|e| e.to_string()),
+                Pending::Color(name, rgba) => self.params.set_color(&name, rgba).map_err(|e| e.to_string()),
+                Pending::Image(name, image) => {
+                    self.set_image(&name, image).map(|_| ()).map_err(|e| e.to_string())
+                }
+            };
+            if let Err(e) = result {
+                bevy_log::warn!("a value set before the material loaded does not apply: {e}");
+            }
+        }
     }
 
     /// The file it is read from, when it is.
@@ -219,22 +281,26 @@ impl CustomMaterial {
         &self.params
     }
 
-    /// Sets a numeric parameter (dispatching on its declared type).
+    /// Sets a numeric parameter (dispatching on its declared type). On a material whose
+    /// file has not loaded yet (see [`from_file`](Self::from_file)) the value is kept and
+    /// applied when it loads (a value the file turns out not to take is logged then).
     pub fn set(&mut self, name: &str, value: Value) -> Result<&mut Self, f3d_materials::ParameterError> {
-        self.params.set(name, value)?;
+        if self.loaded.is_none() {
+            self.pending.push(Pending::Value(name.to_owned(), value));
+        } else {
+            self.params.set(name, value)?;
+        }
         Ok(self)
     }
 
-    /// Sets a float parameter.
+    /// Sets a float parameter (kept until the file loads, as [`set`](Self::set)).
     pub fn set_float(&mut self, name: &str, value: f32) -> Result<&mut Self, f3d_materials::ParameterError> {
-        self.params.set_float(name, value)?;
-        Ok(self)
+        self.set(name, Value::Float(value))
     }
 
-    /// Sets an int parameter.
+    /// Sets an int parameter (kept until the file loads, as [`set`](Self::set)).
     pub fn set_int(&mut self, name: &str, value: i32) -> Result<&mut Self, f3d_materials::ParameterError> {
-        self.params.set_int(name, value)?;
-        Ok(self)
+        self.set(name, Value::Int(value))
     }
 
     /// Sets a colour parameter from sRGB-authored components (decoded where the parameter
@@ -244,16 +310,24 @@ impl CustomMaterial {
         name: &str,
         rgba: [f32; 4],
     ) -> Result<&mut Self, f3d_materials::ParameterError> {
-        self.params.set_color(name, rgba)?;
+        if self.loaded.is_none() {
+            self.pending.push(Pending::Color(name.to_owned(), rgba));
+        } else {
+            self.params.set_color(name, rgba)?;
+        }
         Ok(self)
     }
 
     /// Binds an image to a `Texture2d` parameter. An unknown name or a parameter of another
-    /// type is an error naming it.
+    /// type is an error naming it. Before the file loads the image is kept and bound then.
     // MaterialError is the materials crate's one (large) error type; binding an image is not a
     // hot path.
     #[allow(clippy::result_large_err)]
     pub fn set_image(&mut self, name: &str, image: Handle<Image>) -> Result<&mut Self, MaterialError> {
+        if self.loaded.is_none() {
+            self.pending.push(Pending::Image(name.to_owned(), image));
+            return Ok(self);
+        }
         let declared = self
             .loaded
             .as_ref()

@@ -101,11 +101,22 @@ pub struct ExtractedCameraView {
     pub size: (u32, u32),
     /// Whether it draws to the main target (the window): `RenderTarget::Window`.
     pub to_window: bool,
+    /// The camera's `order`: cameras draw in ascending order.
+    pub order: isize,
+    /// The render-world slot of the image it draws into (`RenderTarget::Image`), which
+    /// materials of later cameras may sample.
+    pub target_image: Option<u32>,
 }
 
-/// The active 3D camera with the lowest order, if any.
+/// The view being drawn: while the render world's [`Render`](crate::render::Render)
+/// schedule runs for a camera, that camera (`None` when no camera is active).
 #[derive(Resource, Clone, Debug, Default)]
 pub struct ExtractedCamera(pub Option<ExtractedCameraView>);
+
+/// Every active 3D camera of the frame, in the order they draw (ascending `order`, ties in
+/// spawn order).
+#[derive(Resource, Clone, Debug, Default)]
+pub struct ExtractedCameras(pub Vec<ExtractedCameraView>);
 
 /// The directional light.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,6 +160,25 @@ pub struct ExtractedLights {
     pub ambient: [f32; 3],
     /// The camera's exposure multiplier (the environment's intensity is scaled by it).
     pub exposure: f32,
+}
+
+impl ExtractedLights {
+    /// Scales the pre-exposed radiances from the current exposure to `exposure` (another
+    /// camera's).
+    pub fn reexpose(&mut self, exposure: f32) {
+        if self.exposure == exposure || self.exposure == 0.0 {
+            self.exposure = exposure;
+            return;
+        }
+        let k = exposure / self.exposure;
+        let scale = |rgb: &mut [f32; 3]| rgb.iter_mut().for_each(|c| *c *= k);
+        if let Some(d) = &mut self.directional {
+            scale(&mut d.radiance);
+        }
+        self.points.iter_mut().for_each(|p| scale(&mut p.radiance));
+        scale(&mut self.ambient);
+        self.exposure = exposure;
+    }
 }
 
 /// The environment, and whether it changed this frame.
@@ -273,37 +303,51 @@ type CameraData = (
     Option<&'static Tonemapping>,
 );
 
-/// Picks the active 3D camera with the lowest order.
+/// Copies every active 3D camera, in drawing order; the first is the current view while
+/// the rest of extraction runs (lights are exposed with its exposure and re-exposed per view).
 pub fn extract_camera(
     mut main: ResMut<MainWorld>,
     mut state: Local<Option<QueryState<CameraData, With<Camera3d>>>>,
+    mut ids: ResMut<RenderAssetIds>,
     mut out: ResMut<ExtractedCamera>,
+    mut all: ResMut<ExtractedCameras>,
 ) {
     let state = query_state(&mut *state, &mut main);
     let main_size = main.get_resource::<RenderSettings>().map_or((1, 1), |s| s.size);
     let default_clear = main.get_resource::<ClearColor>().map_or(ClearColor::default().0, |c| c.0);
+    all.0.clear();
     let Some(images) = main.get_resource::<Assets<Image>>() else {
         out.0 = None;
         return;
     };
-    out.0 = state.query(&main).iter().filter(|(c, ..)| c.is_active).min_by_key(|(c, ..)| c.order).and_then(
-        |(camera, transform, projection, target, exposure, tonemapping)| {
-            let size = target_size(target, main_size, images)?;
-            let clear = match camera.clear_color {
-                ClearColorConfig::Custom(c) => c,
-                ClearColorConfig::Default | ClearColorConfig::None => default_clear,
-            };
-            Some(ExtractedCameraView {
-                world_from_view: transform.to_matrix(),
-                clip_from_view: clip_from_view(&projection.cloned().unwrap_or_default()),
-                exposure: exposure_multiplier(exposure),
-                tonemapping: tonemapping.copied().unwrap_or_default(),
-                clear_color: LinearRgba::from(clear).to_f32_array(),
-                size: (size.x, size.y),
-                to_window: matches!(target, None | Some(RenderTarget::Window(_))),
-            })
-        },
-    );
+    for (camera, transform, projection, target, exposure, tonemapping) in state.query(&main).iter() {
+        if !camera.is_active {
+            continue;
+        }
+        let Some(size) = target_size(target, main_size, images) else { continue };
+        let clear = match camera.clear_color {
+            ClearColorConfig::Custom(c) => c,
+            ClearColorConfig::Default | ClearColorConfig::None => default_clear,
+        };
+        let target_image = match target {
+            Some(RenderTarget::Image(t)) => Some(ids.images.slot(t.handle.id())),
+            _ => None,
+        };
+        all.0.push(ExtractedCameraView {
+            world_from_view: transform.to_matrix(),
+            clip_from_view: clip_from_view(&projection.cloned().unwrap_or_default()),
+            exposure: exposure_multiplier(exposure),
+            tonemapping: tonemapping.copied().unwrap_or_default(),
+            clear_color: LinearRgba::from(clear).to_f32_array(),
+            size: (size.x, size.y),
+            to_window: matches!(target, None | Some(RenderTarget::Window(_))),
+            order: camera.order,
+            target_image,
+        });
+    }
+    // Stable: cameras of the same order keep the query's (spawn) order.
+    all.0.sort_by_key(|c| c.order);
+    out.0 = all.0.first().cloned();
 }
 
 /// 1 / 4π: lumens of an isotropic point light to candela.

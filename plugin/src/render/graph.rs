@@ -14,6 +14,7 @@ use f3d_render_graph::{CompiledGraph, RenderGraph, TextureId, TransientPool};
 
 use super::prepare::PreparedFrame;
 use crate::plugin::RenderDevice;
+use crate::render::CurrentView;
 use crate::render::extract::{ExtractedFrame, ExtractedScreenshots};
 use crate::screenshot::{RenderReport, RenderReports, ScreenshotCaptured};
 
@@ -112,44 +113,69 @@ pub struct FrameOutput(pub Option<TextureHandle>);
 #[derive(Resource, Default, Clone, Copy)]
 pub struct KeepGraphDump(pub bool);
 
-/// Compiles and executes the frame's graph, reads back screenshots and reports the frame.
+/// The texture each frame's main view drew into ([`CurrentView::main`]), kept for
+/// [`finish_frame`] (`None` when no camera drew).
+#[derive(Resource, Default, Clone)]
+pub struct MainViewOutput(pub Option<TextureHandle>);
+
+/// Compiles and executes the view's graph (once per camera).
 #[allow(clippy::too_many_arguments)]
 pub fn execute_frame_graph(
     device: Res<RenderDevice>,
-    frame: Res<ExtractedFrame>,
+    current: Res<CurrentView>,
     mut graph: ResMut<FrameGraph>,
     mut pool: ResMut<RenderTransients>,
-    mut screenshots: ResMut<ExtractedScreenshots>,
     mut errors: ResMut<ReportedErrors>,
     keep: Res<KeepGraphDump>,
     mut last: ResMut<LastGraph>,
+    mut main_output: ResMut<MainViewOutput>,
+    frame: Res<ExtractedFrame>,
+    mut begun: Local<Option<u64>>,
+) {
+    let FrameGraph { graph, view } = std::mem::take(&mut *graph);
+    let device = device.0.as_ref();
+    if current.main {
+        main_output.0 = None;
+    }
+    let Some(view) = view else { return };
+    let compiled: Option<CompiledGraph> = match graph.compile(view.size) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            errors.report(format!("the frame graph does not compile: {e}"));
+            None
+        }
+    };
+    if let Some(compiled) = compiled {
+        if keep.0 && current.main {
+            *last = LastGraph { dump: compiled.dump(), dot: compiled.to_dot() };
+        }
+        // One frame of the device per frame of the app, begun by its first view that draws.
+        let first = *begun != Some(frame.frame);
+        *begun = Some(frame.frame);
+        if first && let Err(e) = device.begin_frame() {
+            errors.report(format!("begin_frame: {e}"));
+        } else if let Err(e) = compiled.execute(device, &mut pool.0) {
+            errors.report(format!("frame: {e}"));
+        }
+    }
+    if current.main {
+        main_output.0 = Some(view.output_texture);
+    }
+}
+
+/// Reads back the frame's screenshots from the main view and reports the frame (once per
+/// frame, after every view drew).
+pub fn finish_frame(
+    device: Res<RenderDevice>,
+    frame: Res<ExtractedFrame>,
+    mut main_output: ResMut<MainViewOutput>,
+    mut screenshots: ResMut<ExtractedScreenshots>,
     reports: Option<Res<RenderReports>>,
     frame_output: Option<ResMut<FrameOutput>>,
 ) {
     let started = frame.started.unwrap_or_else(std::time::Instant::now);
-    let FrameGraph { graph, view } = std::mem::take(&mut *graph);
     let device = device.0.as_ref();
-    let mut output = None;
-    if let Some(view) = view {
-        let compiled: Option<CompiledGraph> = match graph.compile(view.size) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                errors.report(format!("the frame graph does not compile: {e}"));
-                None
-            }
-        };
-        if let Some(compiled) = compiled {
-            if keep.0 {
-                *last = LastGraph { dump: compiled.dump(), dot: compiled.to_dot() };
-            }
-            if let Err(e) = device.begin_frame() {
-                errors.report(format!("begin_frame: {e}"));
-            } else if let Err(e) = compiled.execute(device, &mut pool.0) {
-                errors.report(format!("frame: {e}"));
-            }
-        }
-        output = Some(view.output_texture);
-    }
+    let output = main_output.0.take();
     if let Some(mut frame_output) = frame_output {
         frame_output.0.clone_from(&output);
     }

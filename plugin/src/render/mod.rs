@@ -1,13 +1,26 @@
 //! The render world: a bevy_app [`SubApp`] with its own schedules.
 //!
 //! ```text
-//!  main world ──extract (ExtractSchedule, main world lent as MainWorld)──▶ render world
-//!                                                                         │ Render schedule:
-//!     RenderSystems::Prepare   upload geometry, pack uniforms, resolve pipelines, sort
-//!     RenderSystems::Graph     the standard passes and app passes add to FrameGraph
-//!     RenderSystems::Execute   compile the graph, execute it, read back screenshots
-//!     RenderSystems::Cleanup   report to the main world
+//!  main world ──extract (bevy_extract's ExtractSchedule, main world lent as MainWorld)──▶ render world
+//!
+//!  RenderFrame schedule (once a frame):
+//!     RenderFrameSystems::ApplyExtractCommands   commands queued during extraction
+//!     RenderFrameSystems::Prepare                meshes and images uploaded, the environment
+//!     RenderFrameSystems::Views                  for each active camera, in `order`:
+//!         Render schedule (once per camera; ExtractedCamera is that camera):
+//!             RenderSystems::Prepare   pack uniforms, resolve pipelines, sort, begin the graph
+//!             RenderSystems::Graph     the standard passes and app passes add to FrameGraph
+//!             RenderSystems::Execute   compile the graph and execute it
+//!             RenderSystems::Cleanup   after the view
+//!     RenderFrameSystems::Finish                 screenshots read back, reports to the main world
 //! ```
+//!
+//! Every active camera draws, in ascending `order`, into its own target: the main target
+//! (the window, or the headless offscreen image screenshots read) or an image
+//! (`RenderTarget::Image` of an image made with `Image::new_target_texture`), which the
+//! materials of later cameras sample in the same frame. Screenshots read the last camera that
+//! draws to the window (or, with none, the last camera). Cameras on the same window each
+//! draw the whole target; the last one's picture is what shows.
 //!
 //! The sub-app and its schedules exist from [`F3dRenderPlugin`](crate::plugin::F3dRenderPlugin)'s
 //! `build`, so a plugin added after it adds its own systems there in its `build`:
@@ -15,11 +28,13 @@
 //! ```ignore
 //! app.sub_app_mut(RenderApp)
 //!     .add_systems(RenderStartup, make_my_pipeline) // once the device is open
-//!     .add_systems(Render, add_my_pass.in_set(RenderSystems::Graph));
+//!     .add_systems(Render, add_my_pass.in_set(RenderSystems::Graph)); // per camera
 //! ```
 //!
 //! That works inline, pipelined and windowed alike (pipelined, the sub-app moves to its
-//! thread only after every plugin's `finish`).
+//! thread only after every plugin's `finish`). Extraction is bevy_extract's: `Extract<…>`
+//! system parameters in [`ExtractSchedule`], `ExtractComponentPlugin::<C, RenderApp>` and
+//! `ExtractResourcePlugin::<R, RenderApp>` work as with Bevy's own renderer.
 //!
 //! Inline, the render world updates right after the main world in `App::update`. Pipelined
 //! (`pipelined`), it runs on its own thread one frame behind; the main world's data is
@@ -32,17 +47,14 @@ pub(crate) mod pipelined;
 pub mod prepare;
 pub mod recovery;
 
-use bevy_app::{AppLabel, SubApp};
+use bevy_app::{App, AppLabel, SubApp};
 use bevy_ecs::prelude::*;
-use bevy_ecs::schedule::{ScheduleLabel, SystemSet};
+use bevy_ecs::schedule::{Schedule, ScheduleLabel, SystemSet};
+pub use bevy_extract::{Extract, ExtractPlugin, ExtractSchedule, MainWorld};
 
 /// The render sub-app's label.
-#[derive(AppLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(AppLabel, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RenderApp;
-
-/// The schedule that copies what changed from the main world (lent as [`MainWorld`]).
-#[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ExtractSchedule;
 
 /// Runs once in the render world when a device opened (and again after a lost device was
 /// replaced): one-time GPU setup of passes that plugins add, e.g. a pipeline inserted as a
@@ -50,72 +62,106 @@ pub struct ExtractSchedule;
 #[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RenderStartup;
 
-/// The render world's frame schedule.
+/// The render world's frame schedule: runs [`Render`] once per camera.
+#[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RenderFrame;
+
+/// The stages of [`RenderFrame`], in order.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RenderFrameSystems {
+    /// Commands queued by [`ExtractSchedule`] systems (bevy_extract's
+    /// `ExtractComponentPlugin`, an `Extract<…>` system's `Commands`) are applied.
+    ApplyExtractCommands,
+    /// Meshes and images uploaded, the environment prepared: once for every view.
+    Prepare,
+    /// [`Render`] runs for each camera.
+    Views,
+    /// Screenshots are read back and the frame is reported to the main world.
+    Finish,
+}
+
+/// The schedule of one view: runs once per active camera each frame (once with no camera),
+/// with [`ExtractedCamera`](extract::ExtractedCamera) set to that camera.
 #[derive(ScheduleLabel, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Render;
 
-/// The stages of the render world's frame, in order.
+/// The stages of a view's [`Render`] schedule, in order.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RenderSystems {
-    /// Upload, pack, resolve pipelines, sort; begins the frame's graph.
+    /// Pack uniforms, resolve pipelines, sort; begins the view's graph.
     Prepare,
     /// Systems add passes to [`FrameGraph`](graph::FrameGraph). Standard passes are in
     /// [`PassSystems`](crate::passes::PassSystems) sets inside this one.
     Graph,
-    /// Compile and execute the graph; screenshots are read back.
+    /// Compile and execute the graph.
     Execute,
-    /// Reports go to the main world.
+    /// After the view is drawn.
     Cleanup,
 }
 
-/// The main world, lent to the render world while [`ExtractSchedule`] runs. Extraction
-/// systems read (and, for the few things they take, write) it through this resource.
-#[derive(Resource)]
-pub struct MainWorld(pub World);
+/// Which of the frame's views [`Render`] is drawing.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CurrentView {
+    /// Its place in drawing order.
+    pub index: usize,
+    /// How many views the frame has.
+    pub count: usize,
+    /// Whether screenshots read what it draws (the last camera on the window, or the last).
+    pub main: bool,
+}
 
-impl std::ops::Deref for MainWorld {
-    type Target = World;
-    fn deref(&self) -> &World {
-        &self.0
+/// Runs [`Render`] for every active camera in order (see the module docs).
+pub(crate) fn render_views(world: &mut World) {
+    let views = world.get_resource::<extract::ExtractedCameras>().map(|c| c.0.clone()).unwrap_or_default();
+    if views.is_empty() {
+        world.insert_resource(extract::ExtractedCamera(None));
+        world.insert_resource(CurrentView { index: 0, count: 1, main: true });
+        world.run_schedule(Render);
+        return;
+    }
+    let main = views.iter().rposition(|v| v.to_window).unwrap_or(views.len() - 1);
+    for (index, view) in views.iter().enumerate() {
+        if let Some(mut lights) = world.get_resource_mut::<extract::ExtractedLights>() {
+            lights.reexpose(view.exposure);
+        }
+        world.insert_resource(extract::ExtractedCamera(Some(view.clone())));
+        world.insert_resource(CurrentView { index, count: views.len(), main: index == main });
+        world.run_schedule(Render);
     }
 }
 
-impl std::ops::DerefMut for MainWorld {
-    fn deref_mut(&mut self) -> &mut World {
-        &mut self.0
-    }
-}
-
-/// An empty world kept to swap in for the main world during extraction, so extraction does
-/// not allocate a world every frame.
-#[derive(Resource)]
-struct ScratchWorld(World);
-
-/// Runs [`ExtractSchedule`] with `main` lent to `render` as [`MainWorld`].
-pub(crate) fn extract(main: &mut World, render: &mut World) {
-    let scratch = render.remove_resource::<ScratchWorld>().map_or_else(World::new, |s| s.0);
-    let lent = std::mem::replace(main, scratch);
-    render.insert_resource(MainWorld(lent));
-    render.run_schedule(ExtractSchedule);
-    // The resource was inserted just above and nothing removes it.
-    let MainWorld(lent) =
-        render.remove_resource::<MainWorld>().expect("MainWorld is inserted for extraction");
-    let scratch = std::mem::replace(main, lent);
-    render.insert_resource(ScratchWorld(scratch));
-}
-
-/// A new render sub-app with its schedules and sets, extracting through [`extract`].
-pub(crate) fn new_render_app() -> SubApp {
-    let mut app = SubApp::new();
-    app.init_schedule(ExtractSchedule);
-    app.init_schedule(RenderStartup);
-    app.init_schedule(Render);
-    app.update_schedule = Some(Render.intern());
-    app.configure_sets(
+/// Adds the render sub-app through bevy_extract's [`ExtractPlugin`] (so [`ExtractSchedule`],
+/// [`Extract`], [`MainWorld`], `ExtractComponentPlugin::<C, RenderApp>` and
+/// `ExtractResourcePlugin::<R, RenderApp>` work as they do for Bevy's renderer) and gives it
+/// f3d's schedules and sets.
+pub(crate) fn add_render_app(app: &mut App) -> &mut SubApp {
+    app.add_plugins(ExtractPlugin::<RenderApp>::new(
+        |_, _| {},
+        || Schedule::new(RenderFrame),
+        RenderFrame.intern(),
+        RenderFrameSystems::ApplyExtractCommands.intern(),
+        RenderFrameSystems::Finish.intern(),
+    ));
+    let render = app.sub_app_mut(RenderApp);
+    render.init_schedule(RenderStartup);
+    render.init_schedule(Render);
+    render.update_schedule = Some(RenderFrame.intern());
+    render.init_resource::<CurrentView>().init_resource::<extract::ExtractedCameras>();
+    render.configure_sets(
+        RenderFrame,
+        (
+            RenderFrameSystems::ApplyExtractCommands,
+            RenderFrameSystems::Prepare,
+            RenderFrameSystems::Views,
+            RenderFrameSystems::Finish,
+        )
+            .chain(),
+    );
+    render.add_systems(RenderFrame, render_views.in_set(RenderFrameSystems::Views));
+    render.configure_sets(
         Render,
         (RenderSystems::Prepare, RenderSystems::Graph, RenderSystems::Execute, RenderSystems::Cleanup)
             .chain(),
     );
-    app.set_extract(extract);
-    app
+    render
 }

@@ -167,10 +167,22 @@ pub(crate) fn upload_image(
         ImageFormat::Rgba8Srgb => TextureFormat::Rgba8UnormSrgb,
         ImageFormat::Rgba8Linear => TextureFormat::Rgba8Unorm,
     };
-    let levels = image.mip_chain();
+    // A camera's target is drawn into level 0 only: a mip chain would keep the upload's
+    // (zero) texels in the smaller levels.
+    let (levels, usage) = if image.render_target {
+        (
+            vec![(image.width, image.height, image.data.clone())],
+            TextureUsages::SAMPLED
+                | TextureUsages::COPY_DST
+                | TextureUsages::RENDER_ATTACHMENT
+                | TextureUsages::COPY_SRC,
+        )
+    } else {
+        (image.mip_chain(), TextureUsages::SAMPLED | TextureUsages::COPY_DST)
+    };
     let desc = TextureDescriptor::new_2d(label, image.width, image.height, format)
         .with_mips(levels.len() as u32)
-        .with_usage(TextureUsages::SAMPLED | TextureUsages::COPY_DST);
+        .with_usage(usage);
     let texture = device.create_texture(&desc).map_err(|e| e.to_string())?;
     for (level, (_, _, data)) in levels.iter().enumerate() {
         device

@@ -9,7 +9,7 @@ use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
 use f3d_hal::{
     CompareFunction, CullMode, GeometryDescriptor, GeometryUsages, GraphicsDevice, ResourceState,
-    TextureFormat,
+    TextureFormat, TextureUsages,
 };
 use f3d_materials::Variant;
 use f3d_render_graph::{RenderGraph, TextureDesc};
@@ -279,7 +279,13 @@ pub fn prepare_frame(
         }
         _ => None,
     };
-    let output = view_res.output(device, size);
+    // A camera drawing into an image draws into that image's texture (so later cameras'
+    // materials sample it); one that is not a render target is drawn offscreen instead.
+    let output = match camera.target_image.and_then(|i| images.get(i)) {
+        Some(t) if t.descriptor().usage.contains(TextureUsages::RENDER_ATTACHMENT) => Some(t.clone()),
+        _ => view_res.output(device, size),
+    };
+    let size = output.as_ref().map_or(size, |t| (t.descriptor().width, t.descriptor().height));
     let tonemap = output.as_ref().and_then(|out| {
         let module = view_res.tonemap_module.clone();
         let format = out.descriptor().format;

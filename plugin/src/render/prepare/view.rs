@@ -210,7 +210,10 @@ impl ViewResources {
         }
         let desc = TextureDescriptor::new_2d("f3d output", size.0, size.1, TextureFormat::Rgba8UnormSrgb);
         let t = device.create_texture(&desc).ok()?;
-        self.outputs.retain(|_, _| false);
+        // A few sizes stay (one per camera of its own size); more, and the oldest go.
+        if self.outputs.len() >= 4 {
+            self.outputs.clear();
+        }
         self.outputs.insert(size, t.clone());
         Some(t)
     }

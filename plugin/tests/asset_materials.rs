@@ -1,0 +1,300 @@
+//! `.ron` materials loaded through Bevy's `AssetServer` (`asset_server.load("probe.ron")`),
+//! each test with an asset folder of its own, watched by bevy_asset's file watcher: load
+//! errors in the asset's load state with `path:line:col`, included files as dependencies
+//! that reload the material, a broken save keeping the last good version drawing, values
+//! set by the app surviving a reload, and values set before the file loaded applied when
+//! it does. On the soft backend (the reference); waits are bounded, never sleeps alone.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bevy_asset::{AssetLoadFailedEvent, AssetPlugin, LoadState};
+use f3d::f3d_materials::Value;
+use f3d::prelude::*;
+use support::{TIMEOUT, TempDir, is_mostly, location_of};
+
+const RED: usize = 0;
+const GREEN: usize = 1;
+const BLUE: usize = 2;
+
+fn ron(tint: &str) -> String {
+    format!(
+        r#"Material(
+    name: "Probe",
+    shading_model: Unlit,
+    parameters: [
+        (name: "tint", type: Vec4, default: {tint}),
+        (name: "gain", type: Float, default: 1.0),
+    ],
+    fragment_file: "probe.wgsl",
+)
+"#
+    )
+}
+
+const PROBE: &str = r#"#include "shade.wgsl"
+fn surface(m: ptr<function, MaterialInputs>) {
+    (*m).base_color = shade(material_params.tint * material_params.gain);
+}
+"#;
+
+const SHADE_SAME: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return c; }\n";
+/// Swaps red and blue.
+const SHADE_SWAP: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return vec4<f32>(c.b, c.g, c.r, c.a); }\n";
+
+#[derive(Resource, Clone, Default)]
+struct Seen {
+    shots: Arc<Mutex<Vec<ScreenshotCaptured>>>,
+    failures: Arc<Mutex<Vec<String>>>,
+}
+
+struct AssetHarness {
+    app: App,
+    dir: TempDir,
+    material: Handle<CustomMaterial>,
+    seen: Seen,
+}
+
+impl AssetHarness {
+    /// An app whose asset folder holds `files`, drawing `probe.ron` (loaded through the
+    /// AssetServer) on a plane that fills the view; `before_load` runs on the handle in the
+    /// frame it was requested.
+    fn start(
+        name: &str,
+        files: &[(&str, &str)],
+        before_load: impl FnOnce(&mut World, &Handle<CustomMaterial>),
+    ) -> Self {
+        let dir = TempDir::new(&format!("assets_{name}"));
+        for (file, text) in files {
+            std::fs::write(dir.0.join(file), text).expect("write an asset");
+        }
+        let seen = Seen::default();
+        let mut app = App::new();
+        app.add_plugins(AssetPlugin {
+            file_path: dir.0.display().to_string(),
+            watch_for_changes_override: Some(true),
+            ..Default::default()
+        })
+        .add_plugins(F3dRenderPlugin {
+            backend: BackendChoice::Named(f3d::f3d_hal::BackendId::SOFT),
+            size: (32, 32),
+            fixed_time_step: Some(1.0 / 60.0),
+            ..Default::default()
+        })
+        .insert_resource(seen.clone())
+        .add_systems(
+            Update,
+            |mut shots: MessageReader<ScreenshotCaptured>,
+             mut failed: MessageReader<AssetLoadFailedEvent<CustomMaterial>>,
+             seen: Res<Seen>| {
+                seen.shots.lock().unwrap().extend(shots.read().cloned());
+                seen.failures.lock().unwrap().extend(failed.read().map(|f| f.error.to_string()));
+            },
+        );
+        app.finish();
+        app.cleanup();
+        let material = {
+            let world = app.world_mut();
+            let material: Handle<CustomMaterial> = world.resource::<AssetServer>().load("probe.ron");
+            before_load(world, &material);
+            let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(4.0, 4.0));
+            world.spawn((Mesh3d(plane), MeshMaterial3d(material.clone()), Transform::default()));
+            world.spawn((
+                Camera3d::default(),
+                Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
+                Tonemapping::None,
+                Transform::from_xyz(0.0, 3.0, 0.0).looking_at(Vec3::ZERO, Vec3::Z),
+            ));
+            material
+        };
+        Self { app, dir, material, seen }
+    }
+
+    fn probe(name: &str, tint: &str) -> Self {
+        let ron = ron(tint);
+        Self::start(
+            name,
+            &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+            |_, _| {},
+        )
+    }
+
+    fn load_state(&self) -> LoadState {
+        self.app.world().resource::<AssetServer>().load_state(&self.material)
+    }
+
+    /// Runs frames until the load state is loaded or failed (bounded).
+    fn settle(&mut self) -> LoadState {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            self.app.update();
+            let state = self.load_state();
+            if matches!(state, LoadState::Loaded | LoadState::Failed(_)) {
+                return state;
+            }
+            assert!(Instant::now() < deadline, "the material neither loaded nor failed within {TIMEOUT:?}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.dir.0.join(file), text).expect("write");
+    }
+
+    /// The pixel at the centre of the next frame.
+    fn center(&mut self) -> [u8; 4] {
+        self.app.world_mut().spawn(Screenshot::pixels());
+        let before = self.seen.shots.lock().unwrap().len();
+        for _ in 0..8 {
+            self.app.update();
+            let shots = self.seen.shots.lock().unwrap();
+            if let Some(s) = shots.get(before) {
+                assert!(s.error.is_none(), "screenshot: {:?}", s.error);
+                let i = ((s.height / 2 * s.width + s.width / 2) * 4) as usize;
+                return [s.pixels[i], s.pixels[i + 1], s.pixels[i + 2], s.pixels[i + 3]];
+            }
+        }
+        panic!("no screenshot arrived within 8 frames")
+    }
+
+    /// Runs frames until the centre pixel is mostly `channel` (bounded): the watcher saw a
+    /// save and the reload reached the screen.
+    fn wait_for(&mut self, channel: usize) -> [u8; 4] {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let c = self.center();
+            if is_mostly(c, channel) {
+                return c;
+            }
+            assert!(Instant::now() < deadline, "the centre stayed {c:?}, not mostly channel {channel}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Runs frames until a load failure arrives (bounded); its message.
+    fn wait_for_failure(&mut self) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            self.app.update();
+            if let Some(f) = self.seen.failures.lock().unwrap().pop() {
+                return f;
+            }
+            assert!(Instant::now() < deadline, "no load failure within {TIMEOUT:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn custom_mut(&mut self) -> Mut<'_, CustomMaterial> {
+        let handle = self.material.clone();
+        let assets = self.app.world_mut().resource_mut::<Assets<CustomMaterial>>();
+        Mut::map_unchanged(assets, |a| match a.get_mut(&handle) {
+            Some(m) => m.into_inner(),
+            None => panic!("the probe material is not loaded"),
+        })
+    }
+}
+
+#[test]
+fn a_material_loaded_by_the_asset_server_draws() {
+    let mut h = AssetHarness::probe("draws", "[1.0, 0.0, 0.0, 1.0]");
+    assert!(matches!(h.settle(), LoadState::Loaded), "{:?}", h.load_state());
+    let c = h.center();
+    assert!(is_mostly(c, RED), "{c:?}");
+}
+
+#[test]
+fn a_malformed_file_fails_its_load_with_path_line_and_column() {
+    let bad = ron("[1.0, 0.0, 0.0, 1.0]").replace("type: Float", "type: Flaot");
+    let mut h = AssetHarness::start(
+        "malformed",
+        &[("probe.ron", &bad), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+        |_, _| {},
+    );
+    let LoadState::Failed(error) = h.settle() else {
+        panic!("a malformed file loaded: {:?}", h.load_state())
+    };
+    let message = error.to_string();
+    assert!(message.contains("Flaot"), "the error names the thing at fault: {message}");
+    let summary = message.lines().find(|l| l.contains("probe.ron:")).unwrap_or_default();
+    let at = summary.find(h.dir.0.to_str().unwrap_or_default()).unwrap_or(0);
+    let (path, line, col) = location_of(&summary[at..]);
+    assert!(path.ends_with("probe.ron"), "{message}");
+    assert_eq!(line, 6, "the line of the bad type: {message}");
+    assert!(col > 0, "{message}");
+    // The app goes on drawing (the black clear: the material draws nothing).
+    let c = h.center();
+    assert!(c[0] < 10 && c[1] < 10 && c[2] < 10, "{c:?}");
+}
+
+#[test]
+fn wgsl_that_does_not_compile_fails_the_load_naming_its_file() {
+    let broken = PROBE.replace("* material_params.gain", "* material_params.gian");
+    let ron = ron("[1.0, 0.0, 0.0, 1.0]");
+    let mut h = AssetHarness::start(
+        "wgsl",
+        &[("probe.ron", &ron), ("probe.wgsl", &broken), ("shade.wgsl", SHADE_SAME)],
+        |_, _| {},
+    );
+    let LoadState::Failed(error) = h.settle() else { panic!("broken WGSL loaded") };
+    let message = error.to_string();
+    assert!(message.contains("gian"), "{message}");
+    assert!(message.contains("probe.wgsl:3:") || message.contains("probe.ron:"), "{message}");
+}
+
+#[test]
+fn a_missing_file_fails_its_load() {
+    let mut h = AssetHarness::start("missing", &[], |_, _| {});
+    let LoadState::Failed(error) = h.settle() else { panic!("a missing file loaded") };
+    assert!(error.to_string().contains("probe.ron"), "{error}");
+}
+
+#[test]
+fn saving_an_included_file_reloads_and_app_values_survive() {
+    let mut h = AssetHarness::probe("include", "[1.0, 0.0, 0.0, 1.0]");
+    assert!(matches!(h.settle(), LoadState::Loaded));
+    // A runtime tint of blue; the swap shader then paints it red. A lost value (the red
+    // default) would turn blue.
+    h.custom_mut().set("tint", Value::Vec4([0.0, 0.0, 1.0, 1.0])).unwrap();
+    h.wait_for(BLUE);
+    h.write("shade.wgsl", SHADE_SWAP);
+    h.wait_for(RED);
+    match h.custom_mut().parameters().get("tint") {
+        Some(Value::Vec4(v)) => assert_eq!(v, [0.0, 0.0, 1.0, 1.0]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_broken_save_keeps_the_last_good_material_drawing() {
+    let mut h = AssetHarness::probe("broken_save", "[0.0, 1.0, 0.0, 1.0]");
+    assert!(matches!(h.settle(), LoadState::Loaded));
+    h.wait_for(GREEN);
+    h.write("probe.ron", &ron("[0.0, 1.0, 0.0, 1.0]").replace("Unlit,", "Unlit"));
+    let message = h.wait_for_failure();
+    assert!(message.contains("probe.ron:"), "{message}");
+    let c = h.center();
+    assert!(is_mostly(c, GREEN), "the last good version stopped drawing: {c:?}");
+    // A fixed save loads again.
+    h.write("probe.ron", &ron("[1.0, 0.0, 0.0, 1.0]"));
+    h.wait_for(RED);
+}
+
+#[test]
+fn values_set_before_the_file_loads_are_applied_when_it_does() {
+    let ron = ron("[1.0, 0.0, 0.0, 1.0]");
+    let mut h = AssetHarness::start(
+        "pending",
+        &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+        |world, handle| {
+            let mut materials = world.resource_mut::<Assets<CustomMaterial>>();
+            let mut m = materials.get_or_insert_with(handle, CustomMaterial::loading).expect("a live handle");
+            m.set("tint", Value::Vec4([0.0, 1.0, 0.0, 1.0])).expect("kept until the file loads");
+        },
+    );
+    assert!(matches!(h.settle(), LoadState::Loaded));
+    let c = h.wait_for(GREEN);
+    assert!(is_mostly(c, GREEN), "{c:?}");
+    assert!(h.custom_mut().is_loaded());
+}
