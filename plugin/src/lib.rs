@@ -102,6 +102,7 @@
 
 pub mod camera;
 pub mod environment;
+pub mod gltf;
 pub mod image;
 pub mod light;
 pub mod material;
@@ -137,6 +138,7 @@ pub mod prelude {
 
     pub use crate::camera::Tonemapping;
     pub use crate::environment::{Environment, EnvironmentSource, EquirectImage, Sky};
+    pub use crate::gltf::{Gltf, GltfAssetLabel, GltfMesh, GltfScene, GltfSceneRoot, GltfSceneStatus};
     pub use crate::light::ShadowBox;
     pub use crate::material::{
         AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, StandardMaterial,

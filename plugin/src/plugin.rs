@@ -290,6 +290,10 @@ impl Plugin for F3dRenderPlugin {
     fn build(&self, app: &mut App) {
         add_scene_plugins(app);
         app.init_asset::<StandardMaterial>().init_asset::<CustomMaterial>();
+        // glTF scenes (`Gltf` assets, the `.gltf`/`.glb` loader, `GltfSceneRoot` spawning).
+        if !app.is_plugin_added::<crate::gltf::GltfPlugin>() {
+            app.add_plugins(crate::gltf::GltfPlugin);
+        }
         // `.ron` materials through the AssetServer, read from the asset folder on disk (their
         // includes are composed from files next to them).
         let asset_root = app

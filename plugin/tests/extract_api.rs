@@ -38,10 +38,13 @@ impl ExtractResource<RenderApp> for Strength {
     }
 }
 
-/// What the render world saw each frame: the glows (sorted), the strength, and the number
-/// of `Transform`s an `Extract<Query>` system counted.
+/// One frame as the render world saw it: the glows (×10, sorted), the strength, and the
+/// number of `Transform`s an `Extract<Query>` system counted.
+type Observed = (Vec<u32>, Option<f32>, usize);
+
+/// Every frame's [`Observed`].
 #[derive(Resource, Clone, Default)]
-struct Seen(Arc<Mutex<Vec<(Vec<u32>, Option<f32>, usize)>>>);
+struct Seen(Arc<Mutex<Vec<Observed>>>);
 
 #[derive(Resource, Default)]
 struct Counted(usize);
@@ -79,7 +82,7 @@ impl Plugin for PassAuthorPlugin {
     }
 }
 
-fn run(pipelined: bool) -> Vec<(Vec<u32>, Option<f32>, usize)> {
+fn run(pipelined: bool) -> Vec<Observed> {
     let seen = Seen::default();
     let mut app = App::new();
     app.add_plugins(F3dRenderPlugin {
@@ -104,11 +107,10 @@ fn run(pipelined: bool) -> Vec<(Vec<u32>, Option<f32>, usize)> {
         app.update();
     }
     drop(app);
-    let frames = seen.0.lock().unwrap().clone();
-    frames
+    seen.0.lock().unwrap().clone()
 }
 
-fn check(frames: &[(Vec<u32>, Option<f32>, usize)]) {
+fn check(frames: &[Observed]) {
     assert!(frames.len() >= 4, "{frames:?}");
     assert_eq!(frames[0], (vec![10, 20], Some(0.5), 3), "the first frame: {frames:?}");
     assert_eq!(frames.last().unwrap(), &(vec![20], Some(0.75), 3), "after the edits: {frames:?}");

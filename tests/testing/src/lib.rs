@@ -10,9 +10,12 @@
 //!   most [`Tolerance::max_mismatch`] (0.5 %) of the pixels may mismatch. On failure it writes
 //!   `<name>.actual.png` and `<name>.diff.png` (mismatches red over a dimmed copy) next to
 //!   the golden. `F3D_BLESS=1` rewrites goldens instead.
+//! * [`gltf`]: a glTF writer for tests and [`gltf::render_gltf`], which draws a file
+//!   through the `AssetServer`.
 //! * [`gpu`]: the golden and against-soft tests every GPU backend runs; [`xvfb`]: a private X
 //!   server for window tests.
 
+pub mod gltf;
 pub mod gpu;
 pub mod xvfb;
 
@@ -112,8 +115,20 @@ pub fn render_frame(
     render_frames(width, height, device, &RenderOptions::default(), build)
 }
 
+/// The last screenshot a test app captured (its frame, or why it failed).
 #[derive(Resource, Clone, Default)]
-struct Captured(Arc<Mutex<Option<Result<Frame, String>>>>);
+pub(crate) struct Captured(pub(crate) Arc<Mutex<Option<Result<Frame, String>>>>);
+
+/// Keeps the screenshots that arrive in [`Captured`] (the last one wins).
+pub(crate) fn keep_screenshots(mut shots: MessageReader<ScreenshotCaptured>, captured: Res<Captured>) {
+    for s in shots.read() {
+        let frame = match &s.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(Frame { width: s.width, height: s.height, pixels: s.pixels.to_vec() }),
+        };
+        *captured.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame);
+    }
+}
 
 #[derive(Resource)]
 struct CaptureOn(u32);
@@ -157,15 +172,7 @@ pub fn render_frames(
             commands.spawn(Screenshot::pixels());
         }
     });
-    app.add_systems(Update, |mut shots: MessageReader<ScreenshotCaptured>, captured: Res<Captured>| {
-        for s in shots.read() {
-            let frame = match &s.error {
-                Some(e) => Err(e.clone()),
-                None => Ok(Frame { width: s.width, height: s.height, pixels: s.pixels.to_vec() }),
-            };
-            *captured.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame);
-        }
-    });
+    app.add_systems(Update, keep_screenshots);
     app.finish();
     app.cleanup();
     if !app.world().contains_resource::<RenderDevice>() {
