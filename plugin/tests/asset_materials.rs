@@ -13,36 +13,10 @@ use std::time::{Duration, Instant};
 use bevy_asset::{AssetLoadFailedEvent, AssetPlugin, LoadState};
 use f3d::f3d_materials::Value;
 use f3d::prelude::*;
-use support::{TIMEOUT, TempDir, is_mostly, location_of};
-
-const RED: usize = 0;
-const GREEN: usize = 1;
-const BLUE: usize = 2;
-
-fn ron(tint: &str) -> String {
-    format!(
-        r#"Material(
-    name: "Probe",
-    shading_model: Unlit,
-    parameters: [
-        (name: "tint", type: Vec4, default: {tint}),
-        (name: "gain", type: Float, default: 1.0),
-    ],
-    fragment_file: "probe.wgsl",
-)
-"#
-    )
-}
-
-const PROBE: &str = r#"#include "shade.wgsl"
-fn surface(m: ptr<function, MaterialInputs>) {
-    (*m).base_color = shade(material_params.tint * material_params.gain);
-}
-"#;
-
-const SHADE_SAME: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return c; }\n";
-/// Swaps red and blue.
-const SHADE_SWAP: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return vec4<f32>(c.b, c.g, c.r, c.a); }\n";
+use support::{
+    BLUE, GREEN, PROBE, RED, SHADE_SAME, SHADE_SWAP, TIMEOUT, TempDir, centre_pixel, is_mostly, location_of,
+    ron,
+};
 
 #[derive(Resource, Clone, Default)]
 struct Seen {
@@ -145,18 +119,7 @@ impl AssetHarness {
 
     /// The pixel at the centre of the next frame.
     fn center(&mut self) -> [u8; 4] {
-        self.app.world_mut().spawn(Screenshot::pixels());
-        let before = self.seen.shots.lock().unwrap().len();
-        for _ in 0..8 {
-            self.app.update();
-            let shots = self.seen.shots.lock().unwrap();
-            if let Some(s) = shots.get(before) {
-                assert!(s.error.is_none(), "screenshot: {:?}", s.error);
-                let i = ((s.height / 2 * s.width + s.width / 2) * 4) as usize;
-                return [s.pixels[i], s.pixels[i + 1], s.pixels[i + 2], s.pixels[i + 3]];
-            }
-        }
-        panic!("no screenshot arrived within 8 frames")
+        centre_pixel(&mut self.app, &self.seen.shots)
     }
 
     /// Runs frames until the centre pixel is mostly `channel` (bounded): the watcher saw a

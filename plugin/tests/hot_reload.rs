@@ -8,37 +8,7 @@
 mod support;
 
 use f3d::prelude::*;
-use support::{Harness, is_mostly, location_of, open};
-
-const RED: usize = 0;
-const GREEN: usize = 1;
-const BLUE: usize = 2;
-
-/// An unlit material whose colour is `tint`, shaded by `probe.wgsl` through `shade.wgsl`.
-fn ron(tint_default: &str) -> String {
-    format!(
-        r#"Material(
-    name: "Probe",
-    shading_model: Unlit,
-    parameters: [
-        (name: "tint", type: Vec4, default: {tint_default}),
-        (name: "gain", type: Float, default: 1.0),
-    ],
-    fragment_file: "probe.wgsl",
-)
-"#
-    )
-}
-
-const PROBE: &str = r#"#include "shade.wgsl"
-fn surface(m: ptr<function, MaterialInputs>) {
-    (*m).base_color = shade(material_params.tint * material_params.gain);
-}
-"#;
-
-const SHADE_SAME: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return c; }\n";
-/// Swaps red and blue.
-const SHADE_SWAP: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return vec4<f32>(c.b, c.g, c.r, c.a); }\n";
+use support::{BLUE, GREEN, Harness, PROBE, RED, SHADE_SAME, SHADE_SWAP, is_mostly, location_of, open, ron};
 
 fn files(tint: &str) -> Vec<(&'static str, String)> {
     vec![("probe.ron", ron(tint)), ("probe.wgsl", PROBE.to_owned()), ("shade.wgsl", SHADE_SAME.to_owned())]

@@ -238,19 +238,7 @@ impl Harness {
 
     /// Draws a frame and returns the pixel at the centre of the view.
     pub fn center(&mut self) -> [u8; 4] {
-        self.app.world_mut().spawn(Screenshot::pixels());
-        let before = self.seen.shots.lock().unwrap().len();
-        for _ in 0..8 {
-            self.app.update();
-            let shots = self.seen.shots.lock().unwrap();
-            if let Some(s) = shots.get(before) {
-                assert!(s.error.is_none(), "screenshot: {:?}", s.error);
-                let (x, y) = (s.width / 2, s.height / 2);
-                let i = ((y * s.width + x) * 4) as usize;
-                return [s.pixels[i], s.pixels[i + 1], s.pixels[i + 2], s.pixels[i + 3]];
-            }
-        }
-        panic!("no screenshot arrived within 8 frames")
+        centre_pixel(&mut self.app, &self.seen.shots)
     }
 
     /// The material asset as the main world holds it.
@@ -291,4 +279,53 @@ pub fn location_of(message: &str) -> (String, u32, u32) {
     let line = parts.next().and_then(|l| l.parse().ok()).unwrap_or(0);
     let col = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
     (path, line, col)
+}
+
+/// Channel indices for [`is_mostly`].
+pub const RED: usize = 0;
+pub const GREEN: usize = 1;
+pub const BLUE: usize = 2;
+
+/// An unlit material whose colour is `tint`, shaded by `probe.wgsl` through `shade.wgsl`.
+pub fn ron(tint_default: &str) -> String {
+    format!(
+        r#"Material(
+    name: "Probe",
+    shading_model: Unlit,
+    parameters: [
+        (name: "tint", type: Vec4, default: {tint_default}),
+        (name: "gain", type: Float, default: 1.0),
+    ],
+    fragment_file: "probe.wgsl",
+)
+"#
+    )
+}
+
+pub const PROBE: &str = r#"#include "shade.wgsl"
+fn surface(m: ptr<function, MaterialInputs>) {
+    (*m).base_color = shade(material_params.tint * material_params.gain);
+}
+"#;
+
+pub const SHADE_SAME: &str = "fn shade(c: vec4<f32>) -> vec4<f32> { return c; }\n";
+/// Swaps red and blue.
+pub const SHADE_SWAP: &str =
+    "fn shade(c: vec4<f32>) -> vec4<f32> { return vec4<f32>(c.b, c.g, c.r, c.a); }\n";
+
+/// Asks for a screenshot, runs frames until it arrives in `shots` (at most 8) and returns
+/// the pixel at its centre.
+pub fn centre_pixel(app: &mut App, shots: &Mutex<Vec<ScreenshotCaptured>>) -> [u8; 4] {
+    app.world_mut().spawn(Screenshot::pixels());
+    let before = shots.lock().unwrap().len();
+    for _ in 0..8 {
+        app.update();
+        let shots = shots.lock().unwrap();
+        if let Some(s) = shots.get(before) {
+            assert!(s.error.is_none(), "screenshot: {:?}", s.error);
+            let i = ((s.height / 2 * s.width + s.width / 2) * 4) as usize;
+            return [s.pixels[i], s.pixels[i + 1], s.pixels[i + 2], s.pixels[i + 3]];
+        }
+    }
+    panic!("no screenshot arrived within 8 frames")
 }
