@@ -15,7 +15,7 @@ use f3d::f3d_materials::Value;
 use f3d::prelude::*;
 use support::{
     BLUE, GREEN, PROBE, RED, SHADE_SAME, SHADE_SWAP, TIMEOUT, TempDir, centre_pixel, is_mostly, location_of,
-    ron,
+    ron, spawn_probe_view,
 };
 
 #[derive(Resource, Clone, Default)]
@@ -73,14 +73,7 @@ impl AssetHarness {
             let world = app.world_mut();
             let material: Handle<CustomMaterial> = world.resource::<AssetServer>().load("probe.ron");
             before_load(world, &material);
-            let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(4.0, 4.0));
-            world.spawn((Mesh3d(plane), MeshMaterial3d(material.clone()), Transform::default()));
-            world.spawn((
-                Camera3d::default(),
-                Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
-                Tonemapping::None,
-                Transform::from_xyz(0.0, 3.0, 0.0).looking_at(Vec3::ZERO, Vec3::Z),
-            ));
+            spawn_probe_view(world, &material);
             material
         };
         Self { app, dir, material, seen }

@@ -137,16 +137,9 @@ impl Harness {
         let path = dir.0.join(ron);
         let material = {
             let world = app.world_mut();
-            let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(4.0, 4.0));
             let material =
                 world.resource_mut::<Assets<CustomMaterial>>().add(CustomMaterial::from_file(&path));
-            world.spawn((Mesh3d(plane), MeshMaterial3d(material.clone()), Transform::default()));
-            world.spawn((
-                Camera3d::default(),
-                Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
-                Tonemapping::None,
-                Transform::from_xyz(0.0, 3.0, 0.0).looking_at(Vec3::ZERO, Vec3::Z),
-            ));
+            spawn_probe_view(world, &material);
             world.insert_resource(Probe(material.clone()));
             material
         };
@@ -328,4 +321,17 @@ pub fn centre_pixel(app: &mut App, shots: &Mutex<Vec<ScreenshotCaptured>>) -> [u
         }
     }
     panic!("no screenshot arrived within 8 frames")
+}
+
+/// A plane filling the view with `material`, seen from above by an untonemapped camera on a
+/// black clear: the centre pixel is the material's colour.
+pub fn spawn_probe_view(world: &mut World, material: &Handle<CustomMaterial>) {
+    let plane = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(4.0, 4.0));
+    world.spawn((Mesh3d(plane), MeshMaterial3d(material.clone()), Transform::default()));
+    world.spawn((
+        Camera3d::default(),
+        Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
+        Tonemapping::None,
+        Transform::from_xyz(0.0, 3.0, 0.0).looking_at(Vec3::ZERO, Vec3::Z),
+    ));
 }
