@@ -1,25 +1,29 @@
 //! The showcase, live in a window: `cargo run --release --example window --features window
-//! [-- --size 1280x720 --frames N --pipelined]`. The camera sways around the scene so the
-//! picture is visibly live; resize the window and the render follows; close it to quit.
-//! `--frames N` exits after N frames (tests, screenshots of the desktop).
+//! [-- --backend vulkan|wgpu|soft --size 1280x720 --frames N --pipelined]`.
 //!
-//! Windowed mode needs the wgpu backend and a display (X11 or Wayland); see `f3d::window`.
+//! An orbit camera: drag with the left mouse button to orbit, turn the wheel to zoom, Esc
+//! quits (as does closing the window). The window is bevy_window's, the loop bevy_winit's and
+//! the input bevy_input's (`F3dDefaultPlugins`); f3d presents into it on any backend, the soft
+//! rasteriser included. `--frames N` exits after N frames.
 
-use f3d::plugin::FrameClock;
+use f3d::bevy_input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
+use f3d::f3d_hal::BackendId;
 use f3d::prelude::*;
 
 struct Args {
+    backend: Option<String>,
     size: (u32, u32),
     frames: Option<u32>,
     pipelined: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { size: (1280, 720), frames: None, pipelined: false };
+    let mut args = Args { backend: None, size: (1280, 720), frames: None, pipelined: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
+            "--backend" => args.backend = Some(value("--backend")?),
             "--size" => {
                 let v = value("--size")?;
                 args.size =
@@ -36,7 +40,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--pipelined" => args.pipelined = true,
             "-h" | "--help" => {
-                println!("window [--size WxH] [--frames N] [--pipelined]");
+                println!("window [--backend B] [--size WxH] [--frames N] [--pipelined]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -48,16 +52,47 @@ fn parse_args() -> Result<Args, String> {
 /// Where the showcase camera looks (`f3d_examples::showcase`).
 const TARGET: Vec3 = Vec3::new(0.0, 1.1, -0.6);
 
-/// Swings the camera ±35° around the scene's vertical axis, once every 20 s.
+/// The orbit: angles about the target and the distance from it.
+#[derive(Component)]
+struct Orbit {
+    yaw: f32,
+    pitch: f32,
+    distance: f32,
+}
+
+/// Gives the showcase's camera an orbit that starts where the camera stands.
+type NewCameras<'w, 's> = Query<'w, 's, (Entity, &'static Transform), (With<Camera3d>, Without<Orbit>)>;
+
+fn add_orbit(mut commands: Commands, cameras: NewCameras) {
+    for (entity, transform) in &cameras {
+        let offset = transform.translation - TARGET;
+        let distance = offset.length().max(0.1);
+        commands.entity(entity).insert(Orbit {
+            yaw: offset.x.atan2(offset.z),
+            pitch: (offset.y / distance).asin(),
+            distance,
+        });
+    }
+}
+
+/// Drag to orbit, wheel to zoom.
 fn orbit_camera(
-    clock: Res<FrameClock>,
-    mut cameras: Query<&mut Transform, With<Camera3d>>,
-    mut start: Local<Option<Vec3>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    mut cameras: Query<(&mut Transform, &mut Orbit)>,
 ) {
-    for mut transform in &mut cameras {
-        let eye = *start.get_or_insert(transform.translation);
-        let angle = 0.6 * (clock.time as f32 * std::f32::consts::TAU / 20.0).sin();
-        let offset = Quat::from_rotation_y(angle) * (eye - TARGET);
+    for (mut transform, mut orbit) in &mut cameras {
+        if buttons.pressed(MouseButton::Left) {
+            orbit.yaw -= motion.delta.x * 0.005;
+            orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-1.4, 1.4);
+        }
+        let notches = match scroll.unit {
+            MouseScrollUnit::Line => scroll.delta.y,
+            MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+        };
+        orbit.distance = (orbit.distance * 0.9f32.powf(notches)).clamp(1.0, 40.0);
+        let offset = Quat::from_euler(EulerRot::YXZ, orbit.yaw, -orbit.pitch, 0.0) * Vec3::Z * orbit.distance;
         *transform = Transform::from_translation(TARGET + offset).looking_at(TARGET, Vec3::Y);
     }
 }
@@ -71,15 +106,28 @@ fn main() -> std::process::ExitCode {
         }
     };
     let exit = App::new()
-        .add_plugins(F3dRenderPlugin {
-            size: args.size,
-            window: Some(WindowSettings { title: "f3d showcase".into(), ..Default::default() }),
-            pipelined: args.pipelined,
-            exit_after_frames: args.frames,
-            ..Default::default()
-        })
+        .add_plugins(
+            F3dDefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "f3d showcase".into(),
+                        resolution: WindowResolution::new(args.size.0, args.size.1),
+                        ..default()
+                    }),
+                    ..default()
+                })
+                .set(F3dRenderPlugin {
+                    backend: args
+                        .backend
+                        .as_deref()
+                        .map_or(BackendChoice::Auto, |b| BackendChoice::Named(BackendId::from_name(b))),
+                    pipelined: args.pipelined,
+                    exit_after_frames: args.frames,
+                    ..default()
+                }),
+        )
         .add_systems(Startup, f3d_examples::showcase)
-        .add_systems(Update, orbit_camera)
+        .add_systems(Update, (add_orbit, orbit_camera, f3d_examples::cli::quit_on_escape).chain())
         .run();
     match exit {
         AppExit::Success => std::process::ExitCode::SUCCESS,

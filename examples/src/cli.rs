@@ -188,17 +188,61 @@ pub fn run(mut app: App) -> ExitCode {
 }
 
 /// The whole `main` of an example that draws one scene: parses the common flags (the picture
-/// goes to `<name>.png` by default), adds `setup` at startup and runs.
+/// goes to `<name>.png` by default), adds `setup` at startup and runs. With `--window` (feature
+/// `window`) the scene is shown live in a bevy_winit window instead ([`window_app`]) until the
+/// window is closed or Esc is pressed.
 pub fn run_scene<M>(
     name: &str,
     setup: impl bevy_ecs::schedule::IntoScheduleConfigs<bevy_ecs::system::ScheduleSystem, M>,
 ) -> ExitCode {
     let out = format!("{name}.png");
-    let args = match ExampleArgs::parse(name, "", Some(&out), |_, _| Ok(false)) {
+    let mut windowed = false;
+    let args = match ExampleArgs::parse(name, "[--window] ", Some(&out), |flag, _| {
+        windowed |= flag == "--window";
+        Ok(flag == "--window")
+    }) {
         Ok(a) => a,
         Err(e) => return bad_args(name, &e),
     };
+    if windowed {
+        let mut app = window_app(name, &args);
+        app.add_systems(Startup, setup);
+        return match app.run() {
+            AppExit::Success => ExitCode::SUCCESS,
+            AppExit::Error(_) => ExitCode::FAILURE,
+        };
+    }
     let mut app = args.app();
     app.add_systems(Startup, setup);
     run(app)
+}
+
+/// An app showing a scene in a window titled `title` at `args.size` with
+/// [`F3dDefaultPlugins`] (`--backend` and `--pipelined` honoured); Esc quits.
+pub fn window_app(title: &str, args: &ExampleArgs) -> App {
+    let mut plugin = args.plugin();
+    plugin.exit_after_frames = None;
+    plugin.fixed_time_step = None;
+    let mut app = App::new();
+    app.add_plugins(
+        F3dDefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: format!("f3d: {title}"),
+                    resolution: WindowResolution::new(args.size.0, args.size.1),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .set(plugin),
+    )
+    .add_systems(Update, quit_on_escape);
+    app
+}
+
+/// Esc ends the app.
+pub fn quit_on_escape(keys: Res<ButtonInput<KeyCode>>, mut exit: MessageWriter<AppExit>) {
+    if keys.just_pressed(KeyCode::Escape) {
+        exit.write(AppExit::Success);
+    }
 }

@@ -5,8 +5,9 @@
 //! ratio and its `clip_from_view` ([`update_cameras`], before Bevy computes frusta, so frustum
 //! culling sees the right shape).
 //!
-//! The target: `RenderTarget::Window(_)` is the app's main target (the window, or headless
-//! the offscreen image of [`F3dRenderPlugin::size`](crate::plugin::F3dRenderPlugin)); an image
+//! The target: `RenderTarget::Window(_)` is that bevy_window `Window` at its physical size, or
+//! headless (no such window) the offscreen main target of
+//! [`F3dRenderPlugin::size`](crate::plugin::F3dRenderPlugin) ([`crate::window`]); an image
 //! target made as a render target (`Image::new_target_texture`: `RENDER_ATTACHMENT` usage,
 //! RGBA8) is drawn into, and materials of cameras with a higher `order` sample the picture in
 //! the same frame; another image target, and `RenderTarget::None { size }`, draw offscreen at
@@ -24,6 +25,7 @@ use bevy_image::Image;
 use bevy_math::{Mat4, UVec2};
 
 use crate::plugin::RenderSettings;
+use crate::window::WindowTargets;
 
 /// The tone curve the tonemap pass applies (DESIGN §2): a component on the camera.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -49,11 +51,17 @@ impl Tonemapping {
 }
 
 /// The size in pixels of what `target` draws into, if it is known yet (an image target whose
-/// image has not loaded is not).
-pub fn target_size(target: Option<&RenderTarget>, main: (u32, u32), images: &Assets<Image>) -> Option<UVec2> {
+/// image has not loaded is not) and not empty (a minimised window is). A window target is the
+/// window's physical size; with no such window (headless), the main target's.
+pub fn target_size(
+    target: Option<&RenderTarget>,
+    main: (u32, u32),
+    windows: &WindowTargets,
+    images: &Assets<Image>,
+) -> Option<UVec2> {
     match target {
         None | Some(RenderTarget::Window(_)) | Some(RenderTarget::TextureView(_)) => {
-            Some(UVec2::new(main.0, main.1))
+            Some(windows.window_size(target).unwrap_or(UVec2::new(main.0, main.1)))
         }
         Some(RenderTarget::Image(t)) => images.get(&t.handle).map(|i| i.size()),
         Some(RenderTarget::None { size }) => Some(*size),
@@ -65,11 +73,12 @@ pub fn target_size(target: Option<&RenderTarget>, main: (u32, u32), images: &Ass
 /// does), in `PostUpdate` before frusta are computed.
 pub fn update_cameras(
     settings: Res<RenderSettings>,
+    windows: Res<WindowTargets>,
     images: Res<Assets<Image>>,
     mut cameras: Query<(&mut Camera, &mut Projection, Option<&RenderTarget>)>,
 ) {
     for (mut camera, mut projection, target) in &mut cameras {
-        let Some(size) = target_size(target, settings.size, &images) else { continue };
+        let Some(size) = target_size(target, settings.size, &windows, &images) else { continue };
         let info = RenderTargetInfo { physical_size: size, scale_factor: 1.0 };
         let viewport = camera.viewport.as_ref().map_or(size, |v| v.physical_size.min(size)).max(UVec2::ONE);
         let stale = camera.computed.target_info.as_ref().is_none_or(|t| t.physical_size != size)

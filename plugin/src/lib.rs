@@ -91,16 +91,18 @@
 //!   user data (a mesh with bad indices, a material that does not compile) are reported once
 //!   on stderr and that thing draws nothing; they never panic the engine.
 //!
-//! * **Headless or windowed** ([`F3dRenderPlugin::window`](plugin::F3dRenderPlugin)):
-//!   headless (the default) draws into an offscreen image that screenshots read; windowed
-//!   (feature `window`, wgpu) opens a winit window, presents each frame in it and follows its
-//!   size ([`window`] says how and why).
+//! * **Headless or windowed**: headless (no window plugins) draws into an offscreen image
+//!   that screenshots read; with [`F3dDefaultPlugins`] (feature `window`) bevy_winit drives
+//!   the loop, input reaches the app through bevy_input, and f3d presents into bevy_window's
+//!   windows on every backend — wgpu, vulkan, and soft through a CPU framebuffer
+//!   ([`window`] says how and why).
 //!
 //! * **Every active camera draws**, in ascending `order`, into its own target (the window
 //!   or headless image, or an image asset made with `Image::new_target_texture`, which
 //!   materials of later cameras sample in the same frame); [`render`] says how.
 
 pub mod camera;
+pub mod default_plugins;
 pub mod environment;
 pub mod gltf;
 pub mod image;
@@ -113,10 +115,13 @@ pub mod render;
 pub mod screenshot;
 pub mod window;
 
+pub use default_plugins::F3dDefaultPlugins;
+
 /// Re-exported so apps and backends name the same crates.
 pub use {
-    bevy_app, bevy_asset, bevy_camera, bevy_color, bevy_ecs, bevy_extract, bevy_image, bevy_light, bevy_log,
-    bevy_math, bevy_mesh, bevy_shape, bevy_transform, f3d_hal, f3d_materials, f3d_render_graph, wgpu_types,
+    bevy_app, bevy_asset, bevy_camera, bevy_color, bevy_diagnostic, bevy_ecs, bevy_extract, bevy_image,
+    bevy_input, bevy_light, bevy_log, bevy_math, bevy_mesh, bevy_shape, bevy_time, bevy_transform,
+    bevy_window, f3d_hal, f3d_materials, f3d_render_graph, wgpu_types,
 };
 
 /// What most apps use.
@@ -129,13 +134,18 @@ pub mod prelude {
     pub use bevy_color::prelude::*;
     pub use bevy_ecs::prelude::*;
     pub use bevy_image::Image;
+    pub use bevy_input::prelude::*;
     pub use bevy_light::prelude::*;
     pub use bevy_light::{DirectionalLightShadowMap, NotShadowCaster};
     pub use bevy_math::prelude::*;
     pub use bevy_mesh::prelude::*;
     pub use bevy_shape::prelude::*;
+    pub use bevy_time::prelude::*;
     pub use bevy_transform::prelude::*;
+    pub use bevy_window::prelude::*;
+    pub use bevy_window::{PrimaryWindow, WindowResolution};
 
+    pub use crate::F3dDefaultPlugins;
     pub use crate::camera::Tonemapping;
     pub use crate::environment::{Environment, EnvironmentSource, EquirectImage, Sky};
     pub use crate::gltf::{Gltf, GltfAssetLabel, GltfMesh, GltfScene, GltfSceneRoot, GltfSceneStatus};
@@ -148,7 +158,6 @@ pub mod prelude {
     pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
     pub use crate::render::{Extract, ExtractSchedule, Render, RenderApp, RenderStartup, RenderSystems};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
-    pub use crate::window::WindowSettings;
 
     /// `T::default()`, as Bevy's prelude has it.
     pub fn default<T: Default>() -> T {

@@ -34,7 +34,7 @@ use crate::render::extract::{
     ExtractedLights, ExtractedScreenshots, InstanceChanges, RenderAssetIds,
 };
 use crate::render::graph::{
-    FrameGraph, KeepGraphDump, LastGraph, MainViewOutput, RenderTransients, ReportedErrors,
+    FrameGraph, KeepGraphDump, LastGraph, MainViewOutput, RenderTransients, ReportedErrors, ViewOutput,
     execute_frame_graph, finish_frame,
 };
 use crate::render::instances::RenderInstances;
@@ -47,7 +47,7 @@ use crate::render::{
     pipelined,
 };
 use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
-use crate::window::WindowSettings;
+use crate::window::{ExtractedWindows, RenderSurfaces, WindowTargets};
 
 /// Which backend to open.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -111,13 +111,10 @@ impl Default for StandardPasses {
 pub struct F3dRenderPlugin {
     /// Which backend.
     pub backend: BackendChoice,
-    /// The main target's size: the headless image, or the window's initial inner size in
-    /// physical pixels (windowed, it then follows the window).
+    /// The main target's size when there is no window (headless: the offscreen image that
+    /// screenshots read). With a primary `Window`, the main target is that window at its
+    /// physical size ([`crate::window`]).
     pub size: (u32, u32),
-    /// `None` (the default): headless, the frame goes to an offscreen image that screenshots
-    /// read. `Some`: open a window and present every frame in it (feature `window`, wgpu
-    /// only; see [`crate::window`]). The plugin then installs its own app runner.
-    pub window: Option<WindowSettings>,
     /// Run the render world on its own thread, one frame behind.
     pub pipelined: bool,
     /// Wrap the device in the HAL's validation layer (also `F3D_VALIDATION=1`).
@@ -138,7 +135,6 @@ impl Default for F3dRenderPlugin {
         Self {
             backend: BackendChoice::Auto,
             size: (1280, 720),
-            window: None,
             pipelined: false,
             validation: false,
             exit_after_frames: None,
@@ -320,11 +316,8 @@ impl Plugin for F3dRenderPlugin {
                 .after(TransformSystems::Propagate)
                 .before(VisibilitySystems::UpdateFrusta),
         );
-        #[cfg(feature = "window")]
-        if let Some(window) = &self.window {
-            let (plugin, window) = (self.clone(), window.clone());
-            app.set_runner(move |app| crate::window::run_windowed(app, plugin, window));
-        }
+        // Cameras on bevy_window's windows draw at their size (and present there).
+        app.init_resource::<WindowTargets>().add_systems(First, crate::window::track_windows);
         if !app.world().contains_resource::<RenderRegistry>() {
             app.insert_resource(RenderRegistry(default_registry()));
         }
@@ -354,19 +347,6 @@ impl Plugin for F3dRenderPlugin {
     }
 
     fn finish(&self, app: &mut App) {
-        if self.window.is_some() {
-            // Windowed, the runner opens the device once the window exists (winit creates
-            // windows only inside its event loop) and then starts the render world.
-            if !cfg!(feature = "window") {
-                bevy_log::error!(
-                    "F3dRenderPlugin::window is set but f3d was built without its `window` feature"
-                );
-                // No device will come: the render world never runs.
-                app.remove_sub_app(RenderApp);
-                app.world_mut().write_message(bevy_app::AppExit::error());
-            }
-            return;
-        }
         let opened = {
             let registry = &app.world().resource::<RenderRegistry>().0;
             open_device(registry, self)
@@ -416,12 +396,16 @@ impl F3dRenderPlugin {
             .init_resource::<ReportedErrors>()
             .init_resource::<LastGraph>()
             .init_resource::<MainViewOutput>()
+            .init_resource::<ViewOutput>()
+            .init_resource::<ExtractedWindows>()
+            .init_resource::<RenderSurfaces>()
             .init_resource::<KeepGraphDump>();
         render.add_systems(
             ExtractSchedule,
             (
                 recovery::recover_lost_device,
                 extract::extract_frame,
+                crate::window::extract_windows,
                 extract::extract_camera,
                 extract::extract_lights,
                 extract::extract_environment,
@@ -436,13 +420,18 @@ impl F3dRenderPlugin {
         );
         render.add_systems(
             RenderFrame,
-            (prepare::assets::prepare_assets, prepare::view::prepare_environment)
+            (
+                prepare::assets::prepare_assets,
+                prepare::view::prepare_environment,
+                crate::window::prepare_surfaces,
+            )
                 .chain()
                 .in_set(RenderFrameSystems::Prepare),
         );
         render.add_systems(Render, prepare::draws::prepare_frame.in_set(RenderSystems::Prepare));
         passes::add_standard_passes(render);
         render.add_systems(Render, execute_frame_graph.in_set(RenderSystems::Execute));
+        render.add_systems(Render, crate::window::present_view.in_set(RenderSystems::Cleanup));
         render.add_systems(RenderFrame, finish_frame.in_set(RenderFrameSystems::Finish));
     }
 

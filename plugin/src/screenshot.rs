@@ -122,6 +122,9 @@ pub enum RenderReport {
         /// The device's memory after the frame.
         memory: f3d_hal::MemoryReport,
     },
+    /// The render world cannot go on (a window it cannot present to): the app exits with an
+    /// error after this is logged.
+    Exit(String),
 }
 
 /// The render world's end of the report channel.
@@ -186,6 +189,10 @@ pub(crate) fn receive_render_reports(
                 stats.last_frame = Some(frame);
                 stats.last_frame_time = execute_time;
                 stats.total_frame_time += execute_time;
+            }
+            RenderReport::Exit(why) => {
+                bevy_log::error!("{why}; exiting");
+                exit.write(AppExit::error());
             }
         }
     }

@@ -1,307 +1,278 @@
-//! Windowed mode: the frame presented live in a winit window (feature `window`, wgpu only).
+//! Windows the Bevy way: f3d presents into bevy_window's `Window` entities.
 //!
 //! ```text
-//!  F3dRenderPlugin { window: Some(WindowSettings) }
-//!    build:   installs the runner (App::set_runner)
-//!    runner:  winit event loop ── resumed ──► window, WindowPresenter::open (wgpu device on an
-//!             adapter that presents to it) ──► RenderDevice, render world (+ RenderWindow)
-//!             RedrawRequested ──► app.update() ──► render world: … Execute: execute graph,
-//!                                                  present FrameOutput on the window
-//!             Resized ──► RenderSettings::size ──► next frame's attachments at that size
-//!             CloseRequested / AppExit (exit_after_frames) ──► the event loop ends
+//!  main world: bevy_winit (feature `window`) makes a winit window for each `Window` entity and
+//!              gives it a RawHandleWrapper; track_windows keeps WindowTargets (sizes, the
+//!              primary) and RenderSettings::size = the primary window's physical size
+//!    ──extract_windows──▶ ExtractedWindows (handles, physical size, present mode)
+//!  render world: prepare_surfaces   a surface per window (GraphicsDevice::create_surface),
+//!                                   configured when the size or mode changes, dropped when
+//!                                   the window goes, made again on a new device
+//!                per camera (Render): …Execute, then present_view (Cleanup): the last
+//!                                   camera on a window presents its output there
 //! ```
 //!
 //! Decisions, and why:
 //!
-//! * **One setting, [`F3dRenderPlugin::window`](crate::plugin::F3dRenderPlugin::window):
-//!   `Option<WindowSettings>`**, `None` being headless. The window's initial size is the
-//!   plugin's `size` (one size, not two that could disagree); from then on the render size
-//!   follows the window's inner size in physical pixels.
-//! * **The device opens in the runner, not in `Plugin::finish`.** winit 0.30 creates windows
-//!   only inside its event loop, and the device must come from an adapter that can present
-//!   to the window's surface. So windowed, `finish` leaves the device to the runner, which
-//!   calls `App::finish`/`App::cleanup` itself and inserts
-//!   [`RenderDevice`](crate::plugin::RenderDevice) before the first
-//!   `App::update`: startup systems see it as they do headless.
-//! * **Presentation happens in the render world** (a system after the graph executes), so it
-//!   works inline and pipelined alike; a resize reaches the presenter through extraction
-//!   (`ExtractedFrame::size`), in step with the frame drawn at that size.
-//! * Only a camera whose target is `RenderTarget::Window` is shown; an `Image` target still
-//!   renders (screenshots read it) but is not presented.
-//! * The plugin's runner replaces any other (do not add `ScheduleRunnerPlugin`): frames are
-//!   drawn continuously, one per `RedrawRequested`, paced by the surface (vsync).
-//!
-//! Errors (no display, another backend chosen, no adapter that presents to the window) are
-//! printed and the app exits with [`AppExit::error`](bevy_app::AppExit::error); nothing panics.
+//! * **bevy_winit drives the loop**, as in any Bevy app: f3d has no runner of its own. With
+//!   [`F3dDefaultPlugins`](crate::F3dDefaultPlugins) (feature `window`) an app gets the
+//!   window, input and winit plugins; headless apps leave them out and a camera's
+//!   `RenderTarget::Window` draws into the offscreen main target (the size
+//!   [`F3dRenderPlugin::size`](crate::plugin::F3dRenderPlugin) asks for) that screenshots read.
+//! * **The device opens before any window exists** (in `Plugin::finish`, as headless), and
+//!   each window gets a surface on that device when bevy_winit has made it. Every backend
+//!   that reports [`DeviceFeature::PRESENT`](f3d_hal::DeviceFeature::PRESENT) presents:
+//!   wgpu (its surface), vulkan (a swapchain) and soft (a CPU framebuffer through
+//!   softbuffer), so a machine with no GPU still shows the window.
+//! * **A window that cannot be presented to ends the app cleanly**: the device's refusal
+//!   (naming the backend and the window) is logged and `AppExit::error()` sent; nothing
+//!   panics. A frame the window cannot take (outdated, hidden) is skipped.
+//! * **Sizes are the window's physical pixels**: a camera on a window draws at its size and
+//!   its projection follows it; a minimised window (zero size) draws nothing until it is
+//!   restored. The window's `present_mode` is honoured where the surface offers it (the
+//!   fallback is FIFO, which every surface has).
+//! * Several cameras on one window each draw the whole window; the last in `order` is what
+//!   is presented (and what screenshots read for the primary window).
+//! * Presentation happens in the render world, so inline and pipelined rendering present
+//!   alike; a surface keeps its window alive (bevy_window's `RawHandleWrapper`) until the
+//!   render world drops it, so a frame still in flight when the window closes is harmless.
 
-/// How the plugin's window looks (see the [module docs](self)).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WindowSettings {
-    /// The window's title.
-    pub title: String,
-    /// Whether the user may resize it (the render size follows).
-    pub resizable: bool,
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use bevy_camera::RenderTarget;
+use bevy_ecs::prelude::*;
+use bevy_extract::MainWorld;
+use bevy_math::UVec2;
+use bevy_window::{PrimaryWindow, RawHandleWrapper, Window, WindowRef};
+use f3d_hal::{PresentMode, PresentSurface, Presented, SurfaceConfig, SurfaceTarget};
+
+use crate::plugin::{RenderDevice, RenderSettings};
+use crate::render::CurrentView;
+use crate::render::extract::ExtractedCamera;
+use crate::render::graph::{ReportedErrors, ViewOutput};
+use crate::screenshot::{RenderReport, RenderReports};
+
+/// The windows cameras can target (main world), kept from bevy_window's `Window` entities
+/// each frame (in `First`).
+#[derive(Resource, Default, Clone, Debug)]
+pub struct WindowTargets {
+    /// The entity with bevy_window's `PrimaryWindow`, if there is one.
+    pub primary: Option<Entity>,
+    /// Every window's physical size.
+    pub sizes: HashMap<Entity, UVec2>,
 }
 
-impl Default for WindowSettings {
-    fn default() -> Self {
-        Self { title: "f3d".into(), resizable: true }
+impl WindowTargets {
+    /// The window entity `window` names, if that window exists.
+    pub fn resolve(&self, window: &WindowRef) -> Option<Entity> {
+        match window {
+            WindowRef::Primary => self.primary,
+            WindowRef::Entity(e) => self.sizes.contains_key(e).then_some(*e),
+        }
+    }
+
+    /// The size of what `target` draws into when it is a window that exists; `None` for
+    /// other targets and for a window target with no such window (headless: the main target).
+    pub fn window_size(&self, target: Option<&RenderTarget>) -> Option<UVec2> {
+        match target {
+            None => self.primary.and_then(|p| self.sizes.get(&p).copied()),
+            Some(RenderTarget::Window(w)) => self.resolve(w).and_then(|e| self.sizes.get(&e).copied()),
+            Some(_) => None,
+        }
+    }
+
+    /// The window entity a camera with `target` draws into (`None` headless or off-window).
+    pub fn window_of(&self, target: Option<&RenderTarget>) -> Option<Entity> {
+        match target {
+            None => self.primary,
+            Some(RenderTarget::Window(w)) => self.resolve(w),
+            Some(_) => None,
+        }
     }
 }
 
-#[cfg(feature = "window")]
-pub use windowed::{PrimaryWindow, WindowError};
-
-/// The winit the window comes from, so apps name the same crate ([`PrimaryWindow`]).
-#[cfg(feature = "window")]
-pub use f3d_backend_wgpu::winit;
-
-#[cfg(feature = "window")]
-pub(crate) use windowed::run_windowed;
-
-#[cfg(feature = "window")]
-mod windowed {
-    use std::sync::Arc;
-
-    use bevy_app::{App, AppExit, PluginsState, SubApp};
-    use bevy_ecs::prelude::*;
-    use f3d_backend_wgpu::winit::application::ApplicationHandler;
-    use f3d_backend_wgpu::winit::dpi::PhysicalSize;
-    use f3d_backend_wgpu::winit::event::WindowEvent;
-    use f3d_backend_wgpu::winit::event_loop::{ActiveEventLoop, EventLoop};
-    use f3d_backend_wgpu::winit::window::{Window, WindowId};
-    use f3d_backend_wgpu::{WgpuDevice, WindowPresenter};
-    use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice, ValidatingDevice};
-
-    use super::WindowSettings;
-    use crate::plugin::{BackendChoice, F3dRenderPlugin, RenderSettings};
-    use crate::render::extract::{ExtractedCameras, ExtractedFrame};
-    use crate::render::graph::{FrameOutput, ReportedErrors, finish_frame};
-    use crate::render::{RenderFrame, RenderFrameSystems};
-
-    /// Why the window or its device could not be made.
-    #[derive(Debug, thiserror::Error)]
-    #[non_exhaustive]
-    pub enum WindowError {
-        /// Windows present through wgpu; another backend was asked for.
-        #[error(
-            "windowed mode presents through the wgpu backend, but the {backend} backend was asked \
-             for (F3dRenderPlugin::backend or F3D_BACKEND)"
-        )]
-        NotWgpu {
-            /// The backend asked for.
-            backend: BackendId,
-        },
-        /// winit could not start (no display server: set `DISPLAY` or `WAYLAND_DISPLAY`).
-        #[error("no event loop (is there a display? DISPLAY/WAYLAND_DISPLAY): {0}")]
-        EventLoop(String),
-        /// The window was refused.
-        #[error("the window could not be created: {0}")]
-        Window(String),
-        /// No wgpu adapter presents to the window, or its surface could not be set up.
-        #[error("no device can present to the window: {0}")]
-        Device(#[from] f3d_hal::OpenError),
-    }
-
-    /// The plugin's window, a main-world resource once the window exists (from the first
-    /// `App::update` on): apps may retitle it, ask for a size, read its id.
-    #[derive(Resource, Clone)]
-    pub struct PrimaryWindow(pub Arc<Window>);
-
-    /// The window's surface and the wgpu device it presents with (render world).
-    #[derive(Resource)]
-    struct RenderWindow {
-        device: Arc<WgpuDevice>,
-        presenter: WindowPresenter,
-    }
-
-    /// Shows the frame's output in the window, following the window's size first.
-    fn present_window(
-        mut window: ResMut<RenderWindow>,
-        frame: Res<ExtractedFrame>,
-        cameras: Res<ExtractedCameras>,
-        output: Res<FrameOutput>,
-        mut errors: ResMut<ReportedErrors>,
-    ) {
-        let RenderWindow { device, presenter } = &mut *window;
-        let Some(texture) = &output.0 else { return };
-        // The main view is the last camera on the window, when one is.
-        if !cameras.0.iter().any(|v| v.to_window) {
-            return;
-        }
-        if let Err(e) = presenter.resize(device, frame.size.0, frame.size.1) {
-            errors.report(format!("the window's surface did not follow its size: {e}"));
-        }
-        if let Err(e) = presenter.present(device, texture) {
-            errors.report(format!("present: {e}"));
+/// Keeps [`WindowTargets`] and the main target's size (the primary window's physical size,
+/// while it has one) in step with the `Window` entities.
+pub(crate) fn track_windows(
+    windows: Query<(Entity, &Window, Has<PrimaryWindow>)>,
+    mut targets: ResMut<WindowTargets>,
+    mut settings: ResMut<RenderSettings>,
+) {
+    let targets = &mut *targets;
+    targets.sizes.clear();
+    targets.primary = None;
+    for (entity, window, primary) in &windows {
+        let size = UVec2::new(window.resolution.physical_width(), window.resolution.physical_height());
+        targets.sizes.insert(entity, size);
+        if primary {
+            targets.primary = Some(entity);
+            if size.x > 0 && size.y > 0 && settings.size != (size.x, size.y) {
+                settings.size = (size.x, size.y);
+            }
         }
     }
+}
 
-    /// The runner [`F3dRenderPlugin`] installs when windowed.
-    pub(crate) fn run_windowed(app: App, plugin: F3dRenderPlugin, settings: WindowSettings) -> AppExit {
-        let event_loop = match EventLoop::new() {
-            Ok(l) => l,
-            Err(e) => {
-                bevy_log::error!("{}", WindowError::EventLoop(e.to_string()));
-                return AppExit::error();
-            }
-        };
-        let mut runner = Runner { app: Some(app), plugin, settings, window: None, exit: None };
-        if let Err(e) = event_loop.run_app(&mut runner) {
-            bevy_log::error!("the window's event loop failed: {e}");
-            return AppExit::error();
-        }
-        // Dropped here at the latest (normally in `exiting`): a pipelined render thread
-        // finishes its frame first.
-        drop(runner.app.take());
-        runner.exit.unwrap_or(AppExit::Success)
+/// A window the render world presents into.
+#[derive(Clone, Debug)]
+pub struct ExtractedWindow {
+    /// The window entity.
+    pub entity: Entity,
+    /// Its handles (and what keeps the winit window alive).
+    pub handles: RawHandleWrapper,
+    /// Physical size.
+    pub size: (u32, u32),
+    /// Frame pacing.
+    pub present_mode: PresentMode,
+    /// `window <entity> "<title>"`, for errors.
+    pub label: String,
+}
+
+/// The windows of this frame that have handles (render world).
+#[derive(Resource, Default, Clone, Debug)]
+pub struct ExtractedWindows(pub Vec<ExtractedWindow>);
+
+fn present_mode(mode: bevy_window::PresentMode) -> PresentMode {
+    use bevy_window::PresentMode as B;
+    match mode {
+        B::AutoVsync => PresentMode::AutoVsync,
+        B::AutoNoVsync => PresentMode::AutoNoVsync,
+        B::Fifo => PresentMode::Fifo,
+        B::FifoRelaxed => PresentMode::FifoRelaxed,
+        B::Immediate => PresentMode::Immediate,
+        B::Mailbox => PresentMode::Mailbox,
+    }
+}
+
+type WindowData = (Entity, &'static Window, &'static RawHandleWrapper);
+
+/// Copies the windows that bevy_winit has made (those with handles).
+pub(crate) fn extract_windows(
+    mut main: ResMut<MainWorld>,
+    mut state: Local<Option<QueryState<WindowData>>>,
+    mut out: ResMut<ExtractedWindows>,
+) {
+    let state = state.get_or_insert_with(|| main.query());
+    out.0.clear();
+    for (entity, window, handles) in state.iter(&main) {
+        out.0.push(ExtractedWindow {
+            entity,
+            handles: handles.clone(),
+            size: (window.resolution.physical_width(), window.resolution.physical_height()),
+            present_mode: present_mode(window.present_mode),
+            label: format!("window {entity} \"{}\"", window.title),
+        });
+    }
+}
+
+/// Each window's surface on the render device (render world).
+#[derive(Resource, Default)]
+pub struct RenderSurfaces {
+    // A mutex only to make the resource `Sync`: surfaces are used through `&mut` alone.
+    surfaces: HashMap<Entity, Mutex<Box<dyn PresentSurface>>>,
+    /// The device the surfaces were made on (identity): a replaced device gets new ones.
+    device: Option<usize>,
+    /// Frames shown and skipped, for tests and diagnostics.
+    pub stats: PresentStats,
+}
+
+/// What presentation did so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PresentStats {
+    /// Frames shown.
+    pub shown: u64,
+    /// Frames a window could not take (outdated, hidden, minimised).
+    pub skipped: u64,
+}
+
+impl RenderSurfaces {
+    /// How many windows have a surface.
+    pub fn len(&self) -> usize {
+        self.surfaces.len()
     }
 
-    struct Runner {
-        app: Option<App>,
-        plugin: F3dRenderPlugin,
-        settings: WindowSettings,
-        window: Option<Arc<Window>>,
-        exit: Option<AppExit>,
+    /// Whether no window has a surface.
+    pub fn is_empty(&self) -> bool {
+        self.surfaces.is_empty()
     }
+}
 
-    impl Runner {
-        fn stop(&mut self, event_loop: &ActiveEventLoop, exit: AppExit) {
-            self.exit.get_or_insert(exit);
-            event_loop.exit();
-        }
-
-        /// Finishes the app's plugins, opens the window and its device, starts the render
-        /// world.
-        fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Arc<Window>, WindowError> {
-            let Some(app) = self.app.as_mut() else {
-                return Err(WindowError::Window("the app is gone".into()));
-            };
-            while app.plugins_state() == PluginsState::Adding {
-                std::thread::yield_now();
-            }
-            if app.plugins_state() == PluginsState::Ready {
-                app.finish();
-            }
-            if app.plugins_state() == PluginsState::Finished {
-                app.cleanup();
-            }
-            let mut request = DeviceRequest::new(self.plugin.size.0.max(1), self.plugin.size.1.max(1));
-            request.validation = self.plugin.validation;
-            request.label = "f3d".into();
-            if let BackendChoice::Named(b) = &self.plugin.backend {
-                request.backend = Some(b.clone());
-            }
-            let request = request.with_process_env();
-            if let Some(backend) = request.backend.clone().filter(|b| *b != BackendId::WGPU) {
-                return Err(WindowError::NotWgpu { backend });
-            }
-            let attributes = Window::default_attributes()
-                .with_title(self.settings.title.clone())
-                .with_inner_size(PhysicalSize::new(request.width, request.height))
-                .with_resizable(self.settings.resizable);
-            let window = Arc::new(
-                event_loop.create_window(attributes).map_err(|e| WindowError::Window(e.to_string()))?,
-            );
-            let (device, presenter) = WindowPresenter::open(window.clone(), &request)?;
-            let device = Arc::new(device);
-            let hal: Arc<dyn GraphicsDevice> = if request.validation {
-                Arc::new(ValidatingDevice::new(device.clone()))
-            } else {
-                device.clone()
-            };
-            // The window may already have a size other than the one asked for (a tiling
-            // window manager): render at the size it has.
-            let size = window.inner_size();
-            if size.width > 0
-                && size.height > 0
-                && let Some(mut settings) = app.world_mut().get_resource_mut::<RenderSettings>()
+/// Makes, follows and drops window surfaces (see the module docs).
+pub(crate) fn prepare_surfaces(
+    device: Res<RenderDevice>,
+    windows: Res<ExtractedWindows>,
+    mut surfaces: ResMut<RenderSurfaces>,
+    mut errors: ResMut<ReportedErrors>,
+    reports: Option<Res<RenderReports>>,
+) {
+    let identity = Arc::as_ptr(&device.0).cast::<()>() as usize;
+    let surfaces = &mut *surfaces;
+    if surfaces.device != Some(identity) {
+        surfaces.surfaces.clear();
+        surfaces.device = Some(identity);
+    }
+    surfaces.surfaces.retain(|entity, _| windows.0.iter().any(|w| w.entity == *entity));
+    for window in &windows.0 {
+        let config =
+            SurfaceConfig { width: window.size.0, height: window.size.1, present_mode: window.present_mode };
+        if let Some(surface) = surfaces.surfaces.get_mut(&window.entity) {
+            let surface = surface.get_mut().unwrap_or_else(|e| e.into_inner());
+            if surface.config() != config
+                && let Err(e) = surface.configure(&config)
             {
-                settings.size = (size.width, size.height);
+                errors.report(format!("{}: the surface did not follow the window: {e}", window.label));
             }
-            app.insert_resource(PrimaryWindow(window.clone()));
-            self.plugin.start_render_world(app, hal, |render: &mut SubApp| {
-                render
-                    .insert_resource(RenderWindow { device, presenter })
-                    .insert_resource(crate::render::recovery::NoDeviceRecovery)
-                    .init_resource::<FrameOutput>()
-                    .add_systems(
-                        RenderFrame,
-                        present_window.after(finish_frame).in_set(RenderFrameSystems::Finish),
-                    );
-            });
-            Ok(window)
+            continue;
         }
-    }
-
-    impl ApplicationHandler for Runner {
-        fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-            if self.window.is_some() || self.exit.is_some() {
-                return;
+        let handles = window.handles.clone();
+        // SAFETY: bevy_window's handles stay valid while the winit window lives, and the
+        // `RawHandleWrapper` kept in the target holds that window; f3d presents only on
+        // platforms whose window handles work from any thread (X11, Wayland, Windows).
+        let target = unsafe {
+            SurfaceTarget::new(
+                handles.get_window_handle(),
+                handles.get_display_handle(),
+                window.label.clone(),
+                Arc::new(handles),
+            )
+        };
+        match device.create_surface(&target, &config) {
+            Ok(surface) => {
+                bevy_log::info!("presenting to {} on {}", window.label, device.describe());
+                surfaces.surfaces.insert(window.entity, Mutex::new(surface));
             }
-            match self.start(event_loop) {
-                Ok(window) => {
-                    window.request_redraw();
-                    self.window = Some(window);
-                    if let Some(exit) = self.app.as_ref().and_then(App::should_exit) {
-                        // The render world did not start (reported), or a plugin gave up.
-                        self.stop(event_loop, exit);
-                    }
-                }
-                Err(e) => {
-                    bevy_log::error!("{e}");
-                    self.stop(event_loop, AppExit::error());
+            Err(e) => {
+                let message =
+                    format!("cannot present to {} on the {} backend: {e}", window.label, device.backend_id());
+                errors.report(message.clone());
+                if let Some(reports) = &reports {
+                    let _ = reports.sender.send(RenderReport::Exit(message));
                 }
             }
-        }
-
-        fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-            let (Some(app), Some(window)) = (self.app.as_mut(), self.window.as_ref()) else { return };
-            match event {
-                WindowEvent::CloseRequested => self.stop(event_loop, AppExit::Success),
-                WindowEvent::Resized(size) => {
-                    // A minimised window has no size; keep drawing at the last one.
-                    if size.width > 0
-                        && size.height > 0
-                        && let Some(mut settings) = app.world_mut().get_resource_mut::<RenderSettings>()
-                    {
-                        settings.size = (size.width, size.height);
-                    }
-                    window.request_redraw();
-                }
-                WindowEvent::RedrawRequested => {
-                    app.update();
-                    match app.should_exit() {
-                        Some(exit) => self.stop(event_loop, exit),
-                        None => window.request_redraw(),
-                    }
-                }
-                _ => {}
-            }
-        }
-
-        fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
-            // The app (and the window it holds) goes while the event loop still exists.
-            drop(self.app.take());
-            self.window = None;
         }
     }
 }
 
-#[cfg(all(test, not(feature = "window")))]
-mod tests {
-    use bevy_app::{App, AppExit};
-
-    use super::WindowSettings;
-    use crate::plugin::F3dRenderPlugin;
-
-    #[test]
-    fn window_without_the_feature_exits_with_an_error() {
-        let mut app = App::new();
-        app.add_plugins(F3dRenderPlugin { window: Some(WindowSettings::default()), ..Default::default() });
-        app.finish();
-        app.cleanup();
-        app.update();
-        assert_eq!(app.should_exit(), Some(AppExit::error()));
+/// Presents the view's output on its window when it is the last camera drawing there.
+pub(crate) fn present_view(
+    camera: Res<ExtractedCamera>,
+    current: Res<CurrentView>,
+    output: Res<ViewOutput>,
+    mut surfaces: ResMut<RenderSurfaces>,
+    mut errors: ResMut<ReportedErrors>,
+) {
+    let (Some(view), Some(texture)) = (&camera.0, &output.0) else { return };
+    let Some(window) = view.window.filter(|_| current.presents) else { return };
+    let surfaces = &mut *surfaces;
+    let Some(surface) = surfaces.surfaces.get_mut(&window) else { return };
+    let surface = surface.get_mut().unwrap_or_else(|e| e.into_inner());
+    match surface.present(texture) {
+        Ok(Presented::Shown) => surfaces.stats.shown += 1,
+        Ok(Presented::Skipped(why)) => {
+            surfaces.stats.skipped += 1;
+            bevy_log::debug!("{}: frame skipped: {why}", surface.label());
+        }
+        Err(e) => errors.report(format!("{}: present: {e}", surface.label())),
     }
 }

@@ -94,6 +94,16 @@ payload_fn!(
     texture_payload,
     TextureHandle
 );
+
+/// [`texture_payload`] through an [`OwnerLink`](crate::OwnerLink) (for a surface that
+/// outlives the call that made it).
+pub fn texture_payload_linked<'a, T: 'static>(
+    link: &crate::OwnerLink,
+    handle: &'a TextureHandle,
+    operation: &'static str,
+) -> Result<&'a T, DeviceError> {
+    handle.payload::<T>(link, operation)
+}
 payload_fn!(
     /// The payload of a geometry buffer this device made.
     geometry_payload,

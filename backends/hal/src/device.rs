@@ -3,9 +3,9 @@
 use crate::{
     BackendId, CommandEncoder, DeviceError, DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner,
     FormatSupport, GeometryBuffer, GeometryDescriptor, LossReason, MemoryReport, PendingReadback,
-    PipelineDescriptor, PipelineHandle, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor,
-    SamplerHandle, ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle,
-    TextureRegion,
+    PipelineDescriptor, PipelineHandle, PresentSurface, QueryKind, QuerySetHandle, RenderPassDescriptor,
+    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, SurfaceConfig, SurfaceTarget,
+    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion,
 };
 
 /// Where row 0 of a render target sits in the API's own framebuffer coordinates.
@@ -232,6 +232,19 @@ pub trait GraphicsDevice: Send + Sync {
     ) -> Result<(), DeviceError> {
         let _ = (pipeline, uniforms, storage, groups);
         Err(DeviceError::Unsupported { feature: DeviceFeature::COMPUTE, backend: self.backend_id() })
+    }
+
+    /// A surface that shows frames in `target`'s window, set up for `config` (needs
+    /// [`PRESENT`](DeviceFeature::PRESENT); see [`crate::present`]). A backend that reports
+    /// the feature but cannot present to this particular window (another window system, no
+    /// adapter that reaches it) refuses with an error naming the backend and the window.
+    fn create_surface(
+        &self,
+        target: &SurfaceTarget,
+        config: &SurfaceConfig,
+    ) -> Result<Box<dyn PresentSurface>, DeviceError> {
+        let _ = (target, config);
+        Err(DeviceError::Unsupported { feature: DeviceFeature::PRESENT, backend: self.backend_id() })
     }
 
     /// Reads a geometry buffer back (needs [`STORAGE_BUFFERS`](DeviceFeature::STORAGE_BUFFERS):

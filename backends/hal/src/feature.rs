@@ -44,6 +44,8 @@ impl DeviceFeature {
     pub const INSTANCING: Self = Self("instancing");
     /// Stencil aspects in depth-stencil formats and the stencil test.
     pub const STENCIL: Self = Self("stencil");
+    /// Showing frames in a window ([`GraphicsDevice::create_surface`](crate::GraphicsDevice::create_surface)).
+    pub const PRESENT: Self = Self("present");
 
     /// Every feature the HAL itself gates, in a fixed order (the capability tier probes each).
     pub const ALL: &'static [Self] = &[
@@ -63,6 +65,7 @@ impl DeviceFeature {
         Self::COPY_TEXTURE,
         Self::INSTANCING,
         Self::STENCIL,
+        Self::PRESENT,
     ];
 
     /// A feature with a name of its own, for backends and extensions beyond the HAL's list.

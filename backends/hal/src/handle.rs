@@ -132,6 +132,56 @@ impl DeviceOwner {
     }
 }
 
+/// Another reference to a device's identity, for what a device hands out that lives on after
+/// the call that made it (a window's [`PresentSurface`](crate::PresentSurface)): it checks
+/// liveness and handle ownership as the [`DeviceOwner`] does, but dropping it loses nothing.
+#[derive(Clone, Debug)]
+pub struct OwnerLink {
+    shared: Arc<OwnerShared>,
+}
+
+impl OwnerLink {
+    /// The backend of the device.
+    pub fn backend(&self) -> &BackendId {
+        &self.shared.backend
+    }
+
+    /// `Ok` while the device is alive, [`DeviceError::Lost`] naming `operation` after (also
+    /// once the device was dropped).
+    pub fn check_alive(&self, operation: &'static str) -> Result<(), DeviceError> {
+        match self.shared.lost() {
+            None => Ok(()),
+            Some(reason) => {
+                Err(DeviceError::Lost { operation, backend: self.shared.backend.clone(), reason })
+            }
+        }
+    }
+}
+
+impl DeviceOwner {
+    /// A link to this identity that outlives calls (see [`OwnerLink`]).
+    pub fn link(&self) -> OwnerLink {
+        OwnerLink { shared: self.shared.clone() }
+    }
+}
+
+/// What a handle's payload is checked against: a device's owner or a link to it.
+pub(crate) trait Identity {
+    fn shared(&self) -> &Arc<OwnerShared>;
+}
+
+impl Identity for DeviceOwner {
+    fn shared(&self) -> &Arc<OwnerShared> {
+        &self.shared
+    }
+}
+
+impl Identity for OwnerLink {
+    fn shared(&self) -> &Arc<OwnerShared> {
+        &self.shared
+    }
+}
+
 impl Drop for DeviceOwner {
     fn drop(&mut self) {
         self.shared.lose(LossReason::Destroyed);
@@ -147,19 +197,23 @@ struct HandleInner<D> {
 impl<D> HandleInner<D> {
     fn check(
         &self,
-        device: &DeviceOwner,
+        device: &impl Identity,
         operation: &'static str,
         label: impl FnOnce(&D) -> String,
     ) -> Result<(), DeviceError> {
-        if !device.owns(&self.owner) {
+        let device = device.shared();
+        if !Arc::ptr_eq(device, &self.owner) {
             return Err(DeviceError::WrongDevice {
                 operation,
                 handle: label(&self.desc),
                 owner: self.owner.backend.clone(),
-                device: device.backend().clone(),
+                device: device.backend.clone(),
             });
         }
-        device.check_alive(operation)
+        match device.lost() {
+            None => Ok(()),
+            Some(reason) => Err(DeviceError::Lost { operation, backend: device.backend.clone(), reason }),
+        }
     }
 }
 
@@ -216,7 +270,7 @@ macro_rules! handle {
 
             pub(crate) fn payload<T: 'static>(
                 &self,
-                device: &DeviceOwner,
+                device: &impl Identity,
                 operation: &'static str,
             ) -> Result<&T, DeviceError> {
                 self.0.check(device, operation, $label)?;
@@ -225,7 +279,7 @@ macro_rules! handle {
                 // is still reported rather than panicking.
                 self.0.payload.downcast_ref::<T>().ok_or_else(|| DeviceError::Backend {
                     operation,
-                    backend: device.backend().clone(),
+                    backend: device.shared().backend.clone(),
                     message: format!("{} holds a payload of another type", ($label)(&self.0.desc)),
                 })
             }

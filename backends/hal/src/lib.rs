@@ -90,6 +90,10 @@ mod host;
 mod memory;
 mod pass;
 mod pipeline;
+pub mod present;
+/// The window-handle crate [`SurfaceTarget`] is made from, so backends and apps name the same
+/// version.
+pub use raw_window_handle;
 mod readback;
 mod registry;
 mod shader;
@@ -109,7 +113,7 @@ pub use geometry::{
     VertexStepMode,
 };
 pub use handle::{
-    DeviceOwner, GeometryBuffer, LossReason, PipelineHandle, PipelineInfo, QuerySetDescriptor,
+    DeviceOwner, GeometryBuffer, LossReason, OwnerLink, PipelineHandle, PipelineInfo, QuerySetDescriptor,
     QuerySetHandle, SamplerHandle, ShaderHandle, TextureHandle,
 };
 pub use memory::{MemoryKind, MemoryReport};
@@ -122,6 +126,7 @@ pub use pipeline::{
     DepthBias, DepthStencilState, FrontFace, PipelineDescriptor, PolygonMode, PrimitiveState,
     PrimitiveTopology, StencilFaceState, StencilOperation, StencilState,
 };
+pub use present::{PresentMode, PresentSurface, Presented, SurfaceConfig, SurfaceTarget};
 pub use readback::{
     PendingReadback, ReadbackImage, check_readback, convert_for_readback, decode_texel, encode_clear_color,
     exact_clear_color, f16_to_f32, f32_to_f16, linear_to_srgb, readback_converts, readback_format,

@@ -48,6 +48,8 @@ impl SoftDevice {
             DeviceFeature::MULTI_DRAW_INDIRECT,
             DeviceFeature::OCCLUSION_QUERY,
             DeviceFeature::TIMESTAMP_QUERY,
+            #[cfg(feature = "present")]
+            DeviceFeature::PRESENT,
         ]
         .into_iter()
         .collect();
@@ -129,7 +131,7 @@ fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(|e| e.into_inner())
 }
 
-fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+pub(crate) fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -281,6 +283,15 @@ impl GraphicsDevice for SoftDevice {
 
     fn pipeline_refusals(&self) -> PipelineRefusals {
         self.refusals.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    #[cfg(feature = "present")]
+    fn create_surface(
+        &self,
+        target: &f3d_hal::SurfaceTarget,
+        config: &f3d_hal::SurfaceConfig,
+    ) -> Result<Box<dyn f3d_hal::PresentSurface>, DeviceError> {
+        Ok(Box::new(crate::present::SoftSurface::new(self.owner.link(), target, config)?))
     }
 
     fn copy_texture(

@@ -38,6 +38,8 @@ pub mod exec;
 mod geometry;
 mod pass;
 mod pipeline;
+#[cfg(feature = "present")]
+mod present;
 mod raster;
 mod texture;
 

@@ -65,7 +65,9 @@ impl ImagePlan {
             return Err(invalid(format!("{} cannot be a depth attachment on this device", desc.format)));
         }
         let mut usage = vk::ImageUsageFlags::TRANSFER_DST;
-        if color && !multisampled && desc.usage.contains(TextureUsages::COPY_SRC) {
+        // A sampled colour texture may be a frame shown in a window, and a surface blits
+        // from it (`swapchain.rs`).
+        if color && !multisampled && desc.usage.intersects(TextureUsages::COPY_SRC | TextureUsages::SAMPLED) {
             usage |= vk::ImageUsageFlags::TRANSFER_SRC;
         }
         if desc.usage.contains(TextureUsages::SAMPLED) && support.sampled && !multisampled {

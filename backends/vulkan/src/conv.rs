@@ -3,8 +3,8 @@
 use ash::vk;
 use f3d_hal::{
     AddressMode, BlendFactor, BlendOperation, ColorWrites, CompareFunction, CullMode, FilterMode, FrontFace,
-    IndexFormat, PolygonMode, PrimitiveTopology, StencilOperation, TextureDimension, TextureFormat,
-    VertexFormat, VertexStepMode,
+    IndexFormat, PolygonMode, PresentMode, PrimitiveTopology, StencilOperation, TextureDimension,
+    TextureFormat, VertexFormat, VertexStepMode,
 };
 
 /// The Vulkan formats a HAL format may be stored in, best first. Depth formats with "at least"
@@ -278,9 +278,41 @@ pub(crate) fn output_kind(format: TextureFormat) -> naga::ScalarKind {
     }
 }
 
+/// The Vulkan present mode of a concrete HAL one (the `Auto*` modes are resolved by
+/// `f3d_hal::present::choose_present_mode` first; they map to FIFO, which every surface has).
+pub(crate) fn present_mode(mode: PresentMode) -> vk::PresentModeKHR {
+    match mode {
+        PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
+        PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
+        PresentMode::FifoRelaxed => vk::PresentModeKHR::FIFO_RELAXED,
+        PresentMode::Fifo | PresentMode::AutoVsync | PresentMode::AutoNoVsync => vk::PresentModeKHR::FIFO,
+    }
+}
+
+/// The HAL's name for a Vulkan present mode, if it has one (shared-image modes have none).
+pub(crate) fn hal_present_mode(mode: vk::PresentModeKHR) -> Option<PresentMode> {
+    Some(match mode {
+        vk::PresentModeKHR::IMMEDIATE => PresentMode::Immediate,
+        vk::PresentModeKHR::MAILBOX => PresentMode::Mailbox,
+        vk::PresentModeKHR::FIFO => PresentMode::Fifo,
+        vk::PresentModeKHR::FIFO_RELAXED => PresentMode::FifoRelaxed,
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn present_modes_round_trip() {
+        for mode in
+            [PresentMode::Immediate, PresentMode::Mailbox, PresentMode::Fifo, PresentMode::FifoRelaxed]
+        {
+            assert_eq!(hal_present_mode(present_mode(mode)), Some(mode));
+        }
+        assert_eq!(hal_present_mode(vk::PresentModeKHR::SHARED_DEMAND_REFRESH), None);
+    }
 
     #[test]
     fn every_format_has_a_vulkan_format() {

@@ -11,9 +11,9 @@ use f3d_hal::{
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FilterMode, FormatSupport,
     FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
     MemoryKind, MemoryReport, OpenError, PendingReadback, PipelineDescriptor, PipelineHandle,
-    PipelineRefusal, PipelineRefusals, QueryKind, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor,
-    SamplerHandle, ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle,
-    TextureRegion, check_readback,
+    PipelineRefusal, PipelineRefusals, PresentSurface, QueryKind, QuerySetHandle, RenderPassDescriptor,
+    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, SurfaceConfig, SurfaceTarget,
+    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
 };
 
 use crate::alloc::{BufferPlan, ImagePlan, create_buffer, create_image};
@@ -24,6 +24,7 @@ use crate::instance::{Instance, ValidationLog, open_device};
 use crate::pass::VkPass;
 use crate::pipeline::{VkPipeline, VkShader};
 use crate::readback::{buffer_of, read_texture, staging_upload};
+use crate::swapchain::VkSurface;
 use crate::sync::{ObjectCounter, Resource, Shared, WatchSettings};
 use crate::texture::{FormatTable, VkGeometry, VkSampler, VkTexture, buffer_usage};
 
@@ -106,6 +107,8 @@ fn base_features(caps: &crate::instance::Caps) -> DeviceFeatures {
     add(DeviceFeature::WIREFRAME, e.fill_mode_non_solid);
     add(DeviceFeature::MULTIVIEW, caps.max_multiview_views >= 2);
     add(DeviceFeature::DEPTH_CLIP_CONTROL, e.depth_clamp);
+    // Only enabled where the instance has VK_KHR_surface too (see `instance.rs`).
+    add(DeviceFeature::PRESENT, e.swapchain);
     out
 }
 
@@ -142,6 +145,25 @@ fn hal_limits(caps: &crate::instance::Caps) -> DeviceLimits {
         },
         max_geometry_buffer_size: buffer,
     }
+}
+
+/// [`VulkanDevice::checked`] for code that holds the shared state only (a window's surface).
+pub(crate) fn checked<T>(
+    shared: &Shared,
+    operation: &'static str,
+    f: impl FnOnce() -> Result<T, DeviceError>,
+) -> Result<T, DeviceError> {
+    let Some(log) = shared.instance.log.as_ref() else { return f() };
+    let before = log.len();
+    let out = f();
+    if log.len() > before {
+        return Err(DeviceError::Backend {
+            operation,
+            backend: BackendId::VULKAN,
+            message: format!("the validation layer reported: {}", log.since(before).join(" | ")),
+        });
+    }
+    out
 }
 
 impl VulkanDevice {
@@ -269,17 +291,7 @@ impl VulkanDevice {
         operation: &'static str,
         f: impl FnOnce() -> Result<T, DeviceError>,
     ) -> Result<T, DeviceError> {
-        let Some(log) = self.vk_validation_log() else { return f() };
-        let before = log.len();
-        let out = f();
-        if log.len() > before {
-            return Err(DeviceError::Backend {
-                operation,
-                backend: BackendId::VULKAN,
-                message: format!("the validation layer reported: {}", log.since(before).join(" | ")),
-            });
-        }
-        out
+        checked(&self.shared, operation, f)
     }
 
     pub(crate) fn texture<'a>(
@@ -812,5 +824,22 @@ impl GraphicsDevice for VulkanDevice {
 
     fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
         crate::compute::read_geometry(self, buffer)
+    }
+
+    fn create_surface(
+        &self,
+        target: &SurfaceTarget,
+        config: &SurfaceConfig,
+    ) -> Result<Box<dyn PresentSurface>, DeviceError> {
+        const OP: &str = "create_surface";
+        self.alive(OP)?;
+        if !self.features.has(DeviceFeature::PRESENT) {
+            return Err(DeviceError::Unsupported {
+                feature: DeviceFeature::PRESENT,
+                backend: BackendId::VULKAN,
+            });
+        }
+        let surface = self.checked(OP, || VkSurface::new(&self.shared, self.owner.link(), target, config))?;
+        Ok(Box::new(surface))
     }
 }

@@ -4,13 +4,17 @@
 //!
 //! ```text
 //!  Entry::load (libvulkan.so.1, at run time) ─► Instance 1.3 (+ VK_LAYER_KHRONOS_validation,
-//!        VK_EXT_debug_utils → ValidationLog) ─► physical devices, filtered: Vulkan 1.3,
-//!        dynamicRendering, synchronization2, timelineSemaphore, a graphics+compute family
-//!        ─► ranked by power preference ─► Device (required + available optional features)
+//!        VK_EXT_debug_utils → ValidationLog; + VK_KHR_surface and the Xlib / XCB / Wayland
+//!        surface extensions, those the loader offers) ─► physical devices, filtered:
+//!        Vulkan 1.3, dynamicRendering, synchronization2, timelineSemaphore, a graphics+compute
+//!        family ─► ranked by power preference ─► Device (required + available optional
+//!        features; VK_KHR_swapchain where offered and the instance has VK_KHR_surface)
 //! ```
 //!
 //! Anything missing is [`OpenError::DeviceUnavailable`] with a sentence saying what, so a
-//! registry moves on to the next backend.
+//! registry moves on to the next backend. Presentation is optional: a loader or device
+//! without the surface and swapchain extensions opens headless, and the device does not
+//! report `DeviceFeature::PRESENT`.
 
 use std::ffi::{CStr, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,11 +121,26 @@ unsafe extern "system" fn messenger_callback(
     vk::FALSE
 }
 
+/// The window-system extensions the instance was made with (see [`Instance::new`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SurfaceExtensions {
+    /// `VK_KHR_surface`: without it no surface can exist and the device opens headless.
+    pub(crate) surface: bool,
+    /// `VK_KHR_xlib_surface`.
+    pub(crate) xlib: bool,
+    /// `VK_KHR_xcb_surface`.
+    pub(crate) xcb: bool,
+    /// `VK_KHR_wayland_surface`.
+    pub(crate) wayland: bool,
+}
+
 /// The loader and the instance, with the messenger when validating.
 pub(crate) struct Instance {
     /// The loaded library; every function pointer of the instance points into it.
-    _entry: ash::Entry,
+    pub(crate) entry: ash::Entry,
     pub(crate) instance: ash::Instance,
+    /// The surface extensions enabled (only those the loader offers).
+    pub(crate) surfaces: SurfaceExtensions,
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     /// The log the messenger writes into; kept alive as long as the instance.
     pub(crate) log: Option<ValidationLog>,
@@ -153,7 +172,12 @@ impl Instance {
             .engine_name(c"f3d")
             .api_version(vk::API_VERSION_1_3);
         let mut layers = Vec::new();
-        let mut extensions = Vec::new();
+        // SAFETY: a plain query of the loader. A loader that does not answer offers nothing
+        // optional: the instance is made headless.
+        let offered = unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap_or_default();
+        let offers =
+            |name: &CStr| offered.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name));
+        let (mut extensions, surfaces) = surface_extensions(offers);
         if log.is_some() {
             // SAFETY: a plain query of the loader.
             let available = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
@@ -202,8 +226,32 @@ impl Instance {
             None => None,
         };
         keep_drivers_loaded(&entry, &app);
-        Ok(Self { _entry: entry, instance, messenger, log })
+        Ok(Self { entry, instance, surfaces, messenger, log })
     }
+}
+
+/// The surface extensions to enable among those `offers` says the loader has:
+/// `VK_KHR_surface` and every platform one f3d can make surfaces for (X11 through Xlib or
+/// XCB, Wayland). Without `VK_KHR_surface` none is enabled.
+fn surface_extensions(offers: impl Fn(&CStr) -> bool) -> (Vec<*const std::ffi::c_char>, SurfaceExtensions) {
+    let mut names = Vec::new();
+    let mut on = SurfaceExtensions::default();
+    if !offers(ash::khr::surface::NAME) {
+        return (names, on);
+    }
+    names.push(ash::khr::surface::NAME.as_ptr());
+    on.surface = true;
+    for (name, flag) in [
+        (ash::khr::xlib_surface::NAME, &mut on.xlib),
+        (ash::khr::xcb_surface::NAME, &mut on.xcb),
+        (ash::khr::wayland_surface::NAME, &mut on.wayland),
+    ] {
+        if offers(name) {
+            names.push(name.as_ptr());
+            *flag = true;
+        }
+    }
+    (names, on)
 }
 
 /// Makes, once per process, an instance that is never destroyed, so the drivers the loader
@@ -251,7 +299,7 @@ impl Drop for Instance {
         // made and the drivers it keeps loaded (NVIDIA's does not survive being unloaded and
         // loaded again). Keeping one more reference to the library, never released, keeps it
         // loaded.
-        std::mem::forget(self._entry.clone());
+        std::mem::forget(self.entry.clone());
     }
 }
 
@@ -277,6 +325,8 @@ pub(crate) struct Enabled {
     pub(crate) multiview: bool,
     pub(crate) shader_float16: bool,
     pub(crate) depth_bias_clamp: bool,
+    /// `VK_KHR_swapchain`: the device offers it and the instance has `VK_KHR_surface`.
+    pub(crate) swapchain: bool,
 }
 
 /// What the chosen physical device is and can do: every later decision reads this.
@@ -399,6 +449,13 @@ fn choose(instance: &ash::Instance, preference: PowerPreference) -> Result<Candi
     })
 }
 
+/// Whether `physical` offers `VK_KHR_swapchain`.
+fn offers_swapchain(instance: &ash::Instance, physical: vk::PhysicalDevice) -> bool {
+    // SAFETY: a plain query; `physical` was enumerated from `instance`.
+    let offered = unsafe { instance.enumerate_device_extension_properties(physical) }.unwrap_or_default();
+    offered.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == ash::khr::swapchain::NAME))
+}
+
 /// An open logical device and where it came from.
 pub(crate) struct OpenedDevice {
     pub(crate) physical: vk::PhysicalDevice,
@@ -446,6 +503,7 @@ pub(crate) fn open_device(
         multiview: on(a11.multiview),
         shader_float16: on(a12.shader_float16),
         depth_bias_clamp: on(a.depth_bias_clamp),
+        swapchain: instance.surfaces.surface && offers_swapchain(inst, c.physical),
     };
     let b = |v: bool| if v { vk::TRUE } else { vk::FALSE };
     let core = vk::PhysicalDeviceFeatures {
@@ -482,13 +540,16 @@ pub(crate) fn open_device(
     if let Some(t) = c.transfer_family {
         queues.push(vk::DeviceQueueCreateInfo::default().queue_family_index(t).queue_priorities(&priorities));
     }
+    let extensions = if enabled.swapchain { vec![ash::khr::swapchain::NAME.as_ptr()] } else { Vec::new() };
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
+        .enabled_extension_names(&extensions)
         .enabled_features(&core)
         .push_next(&mut e11)
         .push_next(&mut e12)
         .push_next(&mut e13);
-    // SAFETY: every feature enabled was reported available above; pointers live for the call.
+    // SAFETY: every feature and extension enabled was reported available above; pointers
+    // live for the call.
     let device = unsafe { inst.create_device(c.physical, &info, None) }
         .map_err(|e| unavailable(format!("vkCreateDevice on {} failed: {e}", device_name(&c.props))))?;
     // SAFETY: queue 0 of `family` was created with the device.
@@ -555,6 +616,20 @@ mod tests {
                 < rank(T::DISCRETE_GPU, PowerPreference::LowPower)
         );
         assert!(rank(T::OTHER, PowerPreference::None) > rank(T::CPU, PowerPreference::None));
+    }
+
+    #[test]
+    fn surface_extensions_only_where_offered() {
+        let (names, on) = surface_extensions(|_| false);
+        assert!(names.is_empty());
+        assert_eq!(on, SurfaceExtensions::default());
+        // Platform extensions without VK_KHR_surface are useless: none is enabled.
+        let (names, on) = surface_extensions(|n| n == ash::khr::xcb_surface::NAME);
+        assert!(names.is_empty() && !on.xcb);
+        let (names, on) =
+            surface_extensions(|n| n == ash::khr::surface::NAME || n == ash::khr::xcb_surface::NAME);
+        assert_eq!(names.len(), 2);
+        assert_eq!(on, SurfaceExtensions { surface: true, xcb: true, ..Default::default() });
     }
 
     #[test]

@@ -64,6 +64,14 @@
 //!   unloaded and loaded again in one process (on the H200, devices opened one after another
 //!   failed from about the thirtieth, and sixteen threads opening and dropping devices at
 //!   once hung in the driver).
+//! * **Presentation** (`swapchain.rs`). The instance enables `VK_KHR_surface` and whichever of
+//!   the Xlib, XCB and Wayland surface extensions the loader offers, the device
+//!   `VK_KHR_swapchain` where it has it; [`DeviceFeature::PRESENT`] is reported exactly when
+//!   both are on (a machine without them opens headless, and
+//!   [`GraphicsDevice::create_surface`] refuses by the feature's name). A window's surface
+//!   blits the frame texture (tracked like any copy source) onto an acquired swapchain image,
+//!   scaling and sRGB-encoding it, submits that with the timeline under the core lock and
+//!   presents it; outdated and lost surfaces are made again and that frame is skipped.
 //! * **Validation.** With validation on, every layer message is echoed to stderr
 //!   (`f3d vulkan validation: …`), kept in a [`ValidationLog`], and turns the call during which it
 //!   arrived into an error. SPIR-V carries no `OpSource`, so nothing needs filtering.
@@ -85,6 +93,7 @@ mod query;
 mod readback;
 mod replay;
 mod ring;
+mod swapchain;
 mod sync;
 mod texture;
 
@@ -100,7 +109,9 @@ pub use sync::ObjectCounter;
 pub use ash;
 
 #[cfg(doc)]
-use f3d_hal::{DeviceError, FramebufferOrigin, OpenError, PendingReadback, RenderPassDescriptor};
+use f3d_hal::{
+    DeviceError, DeviceFeature, FramebufferOrigin, OpenError, PendingReadback, RenderPassDescriptor,
+};
 
 /// Registers the vulkan backend; it opens wherever a Vulkan 1.3 device with dynamic
 /// rendering, synchronization2 and timeline semaphores is found.

@@ -33,7 +33,8 @@ use crate::ring::UniformRing;
 use crate::texture::FormatTable;
 
 /// How many live Vulkan objects (images, views, buffers, samplers, shader modules, pipelines,
-/// layouts, descriptor pools, query pools) a device holds. It outlives the device, so a test
+/// layouts, descriptor pools, query pools, and the surfaces, swapchains and semaphores of
+/// windows presented into) a device holds. It outlives the device, so a test
 /// can check that dropping the device destroyed everything.
 #[derive(Clone, Debug, Default)]
 pub struct ObjectCounter(Arc<AtomicUsize>);
@@ -44,11 +45,14 @@ impl ObjectCounter {
         self.0.load(Ordering::Acquire)
     }
 
-    fn add(&self, n: usize) {
+    /// Counts `n` objects made (those outside [`Core`]'s registry: a window's swapchain,
+    /// surface and semaphores).
+    pub(crate) fn add(&self, n: usize) {
         self.0.fetch_add(n, Ordering::AcqRel);
     }
 
-    fn sub(&self, n: usize) {
+    /// Counts `n` objects destroyed.
+    pub(crate) fn sub(&self, n: usize) {
         self.0.fetch_sub(n, Ordering::AcqRel);
     }
 }
@@ -629,6 +633,19 @@ impl Core {
         operation: &'static str,
         what: &str,
     ) -> Result<u64, DeviceError> {
+        self.submit_with(shared, operation, what, &[], &[])
+    }
+
+    /// [`submit_labelled`](Self::submit_labelled) that also waits for `waits` and signals
+    /// `signals` (binary semaphores of a swapchain) besides the timeline.
+    pub(crate) fn submit_with(
+        &mut self,
+        shared: &Shared,
+        operation: &'static str,
+        what: &str,
+        waits: &[vk::SemaphoreSubmitInfo<'_>],
+        signals: &[vk::SemaphoreSubmitInfo<'_>],
+    ) -> Result<u64, DeviceError> {
         let cmd = self.cmd(shared, operation)?;
         self.submit.open = None;
         self.open_bytes = 0;
@@ -639,13 +656,21 @@ impl Core {
         }
         let value = self.submit.submitted + 1;
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
-        let signals = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(shared.timeline)
-            .value(value)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let submit = vk::SubmitInfo2::default().command_buffer_infos(&cmds).signal_semaphore_infos(&signals);
+        let mut all_signals = Vec::with_capacity(signals.len() + 1);
+        all_signals.extend_from_slice(signals);
+        all_signals.push(
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(shared.timeline)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+        );
+        let submit = vk::SubmitInfo2::default()
+            .command_buffer_infos(&cmds)
+            .wait_semaphore_infos(waits)
+            .signal_semaphore_infos(&all_signals);
         // SAFETY: the queue is only used under the core lock; the command buffer is executable;
-        // the value is larger than every value signalled before.
+        // the value is larger than every value signalled before; the caller's binary
+        // semaphores have a signal pending (waits) or none (signals).
         if let Err(e) = unsafe { shared.device.queue_submit2(shared.queue, &[submit], vk::Fence::null()) } {
             // The buffer never ran; it can be reused once reset by the next begin.
             self.submit.free.push(cmd);

@@ -180,6 +180,10 @@ pub(crate) fn hal_features(adapter: &wgpu::Adapter, grant: &Grant) -> DeviceFeat
     add(DeviceFeature::DEPTH_CLIP_CONTROL, has(wgpu::Features::DEPTH_CLIP_CONTROL));
     add(DeviceFeature::TEXTURE_COMPRESSION_BC, has(wgpu::Features::TEXTURE_COMPRESSION_BC));
     add(DeviceFeature::FLOAT32_FILTERABLE, has(wgpu::Features::FLOAT32_FILTERABLE));
+    // Every native wgpu backend presents to the windows of its platform (wgpu enables the
+    // instance's surface extensions where the driver has them); a window it cannot reach is
+    // refused by `create_surface` naming it.
+    add(DeviceFeature::PRESENT, !matches!(grant.backend, wgpu::Backend::Noop | wgpu::Backend::BrowserWebGpu));
     out
 }
 

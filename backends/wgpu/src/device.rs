@@ -205,19 +205,12 @@ impl WgpuDevice {
         bytes: u64,
         f: impl FnOnce() -> T,
     ) -> Result<T, DeviceError> {
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let out = f();
-        // Scopes pop innermost first.
-        let errors = [block_on(validation.pop()), block_on(internal.pop()), block_on(oom.pop())];
-        match errors.into_iter().flatten().next() {
-            None => Ok(out),
-            Some(wgpu::Error::OutOfMemory { .. }) => Err(DeviceError::OutOfMemory { operation, bytes }),
-            Some(e) => {
-                Err(DeviceError::Backend { operation, backend: BackendId::WGPU, message: e.to_string() })
-            }
-        }
+        scoped_on(&self.device, operation, bytes, f)
+    }
+
+    /// A link to the device's identity for what outlives a call (window surfaces).
+    pub(crate) fn owner_link(&self) -> f3d_hal::OwnerLink {
+        self.owner.link()
     }
 
     /// Reports a pipeline's refusal the first time it is drawn with.
@@ -525,6 +518,14 @@ impl GraphicsDevice for WgpuDevice {
         self.device.destroy();
     }
 
+    fn create_surface(
+        &self,
+        target: &f3d_hal::SurfaceTarget,
+        config: &f3d_hal::SurfaceConfig,
+    ) -> Result<Box<dyn f3d_hal::PresentSurface>, DeviceError> {
+        Ok(Box::new(crate::present::WgpuSurface::new(self, target, config)?))
+    }
+
     fn copy_texture(
         &self,
         src: &TextureHandle,
@@ -611,5 +612,26 @@ impl GraphicsDevice for WgpuDevice {
 
     fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
         crate::compute::read_geometry(self, buffer)
+    }
+}
+
+/// Runs `f` inside error scopes on `device` and turns what wgpu reports into the HAL's error
+/// naming `operation` (see [`WgpuDevice::scoped`]).
+pub(crate) fn scoped_on<T>(
+    device: &wgpu::Device,
+    operation: &'static str,
+    bytes: u64,
+    f: impl FnOnce() -> T,
+) -> Result<T, DeviceError> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let out = f();
+    // Scopes pop innermost first.
+    let errors = [block_on(validation.pop()), block_on(internal.pop()), block_on(oom.pop())];
+    match errors.into_iter().flatten().next() {
+        None => Ok(out),
+        Some(wgpu::Error::OutOfMemory { .. }) => Err(DeviceError::OutOfMemory { operation, bytes }),
+        Some(e) => Err(DeviceError::Backend { operation, backend: BackendId::WGPU, message: e.to_string() }),
     }
 }

@@ -47,12 +47,13 @@
 //!   would; a loss wgpu reports is taken over by the next operation. Afterwards every
 //!   operation answers [`DeviceError::Lost`] naming itself.
 //!
-//! ## Presenting (feature `window`)
+//! ## Presenting
 //!
-//! `WindowPresenter` opens a device on an adapter that can present to a winit window and
-//! shows frames the engine rendered into its own textures: a blit over the window's surface,
-//! then `present`. `resize` follows the window; a surface that is hidden, outdated or lost is
-//! reconfigured or made again and the frame skipped, never an error.
+//! [`GraphicsDevice::create_surface`] makes a wgpu surface from a window's raw handles (any
+//! window system wgpu reaches) and shows frames the engine rendered into its own textures: a
+//! blit over the surface's texture (scaled, sRGB kept), then `present`. A surface that is
+//! hidden, zero-sized, outdated or lost is reconfigured or made again and that frame skipped,
+//! never an error (`present.rs`).
 //!
 //! Backend-specific accessors carry a `wgpu_` prefix ([`WgpuDevice::wgpu_device`],
 //! [`WgpuDevice::wgpu_queue`], ...), so a later HAL member cannot collide with them.
@@ -64,7 +65,6 @@ mod conv;
 mod device;
 mod pass;
 mod pipeline;
-#[cfg(feature = "window")]
 mod present;
 mod query;
 mod readback;
@@ -77,13 +77,8 @@ use std::sync::Arc;
 pub use compiler::WgpuCompiler;
 pub use device::WgpuDevice;
 use f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice, Registration};
-#[cfg(feature = "window")]
-pub use present::WindowPresenter;
 /// The wgpu the `wgpu_*` accessors speak, so callers name the same one.
 pub use wgpu;
-/// The winit the presenter takes windows of (feature `window`).
-#[cfg(feature = "window")]
-pub use winit;
 
 #[cfg(doc)]
 use f3d_hal::{DeviceError, DeviceFeature, OpenError, PendingReadback};

@@ -1,33 +1,38 @@
-//! The plugin's windowed mode on a real X server, shared by the `window` (inline) and
-//! `window_pipelined` tests, each its own process (winit allows one event loop per process):
-//! starts Xvfb, runs the showcase with `F3dRenderPlugin::window`, and compares what the X
-//! server shows in the window (a screenshot read with x11rb) with the engine's own frame (a
-//! `Screenshot` readback), before and after the window is resized. It checks the window is
-//! the size asked for, the picture is the scene (sky blue at the top, not one colour) and is
-//! the frame f3d drew; then closes the window as a window manager would (`WM_DELETE_WINDOW`)
-//! and checks that this ends the app within a few frames.
+//! f3d in bevy_winit's windows on a real X server, shared by the window tests, each its own
+//! process (winit allows one event loop per process): starts Xvfb, runs the showcase with
+//! `F3dDefaultPlugins` on one backend (soft, wgpu or vulkan), and compares what the X server
+//! shows in the window (a screenshot read with x11rb) with the engine's own frame (a
+//! `Screenshot` readback), before and after the window is resized through bevy_window's
+//! `Window`. It checks the window is the size asked for, the picture is the scene (sky blue at
+//! the top, not one colour) and is the frame f3d drew; that a key pressed on the X server
+//! (XTEST) reaches an app system through bevy_input's `ButtonInput<KeyCode>`; then closes the
+//! window as a window manager would (`WM_DELETE_WINDOW`) and checks that this ends the app
+//! within a few frames.
 //!
-//! Skipped with the reason where Xvfb or a wgpu adapter is missing, unless
-//! `F3D_REQUIRE_BACKENDS` names wgpu (CI), where that is a failure. The screenshots are left
-//! in the target folder's tmp (`<test>_first.png`, `<test>_second.png`). Their own harness:
-//! winit wants its event loop on the main thread.
+//! Skipped with the reason where Xvfb or the backend is missing, unless
+//! `F3D_REQUIRE_BACKENDS` names the backend (CI), where that is a failure. The screenshots are
+//! left in the target folder's tmp (`<test>_first.png`, `<test>_second.png`). Their own
+//! harness: winit wants its event loop on the main thread.
 //!
-//! Run: `cargo test -p f3d_examples --features window --test window --test window_pipelined`.
+//! Run: `cargo test -p f3d_examples --features window --test 'window*'`.
 
 use std::error::Error;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use f3d::bevy_window::{PrimaryWindow, RawHandleWrapper};
+use f3d::f3d_hal::raw_window_handle::RawWindowHandle;
 use f3d::f3d_hal::{BackendId, DeviceRequest};
-use f3d::plugin::FrameClock;
+use f3d::plugin::{FrameClock, RenderDevice};
 use f3d::prelude::*;
 use f3d::screenshot::write_png;
-use f3d::window::PrimaryWindow;
-use f3d::window::winit::dpi::PhysicalSize;
-use f3d::window::winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
-use f3d::window::winit::window::Window;
-use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt, EventMask, ImageFormat};
+use f3d::window::RenderSurfaces;
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    ClientMessageEvent, ConnectionExt, EventMask, ImageFormat, InputFocus, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
 
 type Failure = Box<dyn Error>;
 
@@ -52,9 +57,12 @@ impl Picture {
     }
 }
 
+/// The X keycode of the A key (evdev code 30 + 8, Xvfb's default keymap).
+const KEY_A: u8 = 38;
+
 /// The window's X11 id.
-fn x_window(window: &Window) -> Result<u32, Failure> {
-    Ok(match window.window_handle()?.as_raw() {
+fn x_window(window: &RawHandleWrapper) -> Result<u32, Failure> {
+    Ok(match window.get_window_handle() {
         RawWindowHandle::Xlib(h) => h.window as u32,
         RawWindowHandle::Xcb(h) => h.window.get(),
         other => return Err(format!("not an X11 window: {other:?}").into()),
@@ -62,7 +70,7 @@ fn x_window(window: &Window) -> Result<u32, Failure> {
 }
 
 /// The window's pixels, read from the X server.
-fn x_screenshot(display: &str, window: &Window) -> Result<Picture, Failure> {
+fn x_screenshot(display: &str, window: &RawHandleWrapper) -> Result<Picture, Failure> {
     let id = x_window(window)?;
     let (conn, _) = x11rb::connect(Some(display))?;
     let geometry = conn.get_geometry(id)?.reply()?;
@@ -178,6 +186,14 @@ struct Outcome {
     closed_on: Option<u64>,
     /// The last frame the probe ran on.
     last_frame: u64,
+    /// The frame on which the A key was pressed on the X server, and whether
+    /// `ButtonInput<KeyCode>` saw it.
+    pressed_on: Option<u64>,
+    key_seen: bool,
+    /// Frames the window's surface showed (from the render world, when inline).
+    presented: u64,
+    /// The backend the app drew with.
+    backend: Option<String>,
 }
 
 #[derive(Resource)]
@@ -190,20 +206,34 @@ struct Probe {
     vignette: bool,
 }
 
+/// Notes when the A key, pressed on the X server, reaches the app (bevy_input).
+fn watch_keys(keys: Res<ButtonInput<KeyCode>>, probe: Res<Probe>) {
+    if keys.just_pressed(KeyCode::KeyA)
+        && let Ok(mut outcome) = probe.outcome.lock()
+    {
+        outcome.key_seen = true;
+    }
+}
+
 /// Each frame: asks for the frame's pixels; when a frame arrives at the size being checked,
-/// compares it with the window and moves on (resize, then done).
+/// compares it with the window and moves on (key press and resize, then done).
+#[allow(clippy::too_many_arguments)]
 fn probe(
     mut commands: Commands,
     mut probe: ResMut<Probe>,
     mut shots: MessageReader<ScreenshotCaptured>,
-    window: Option<Res<PrimaryWindow>>,
+    mut windows: Query<(&mut Window, Option<&RawHandleWrapper>), With<PrimaryWindow>>,
+    device: Option<Res<RenderDevice>>,
     mut exit: MessageWriter<AppExit>,
     clock: Res<FrameClock>,
 ) {
     if let Ok(mut outcome) = probe.outcome.lock() {
         outcome.last_frame = clock.frame;
+        if outcome.backend.is_none() {
+            outcome.backend = device.map(|d| d.describe());
+        }
     }
-    let Some(window) = window else { return };
+    let Ok((mut window, Some(handles))) = windows.single_mut() else { return };
     commands.spawn(Screenshot::pixels());
     let Some(shot) = shots.read().last() else { return };
     let stage = probe.outcome.lock().map(|o| o.checked.len()).unwrap_or(2);
@@ -225,7 +255,7 @@ fn probe(
         return;
     }
     let engine = Picture { width: shot.width, height: shot.height, rgba: shot.pixels.to_vec() };
-    let result = x_screenshot(&probe.display, &window.0)
+    let result = x_screenshot(&probe.display, handles)
         .and_then(|shown| check(&shown, &engine, size, &name, probe.vignette))
         .map(|()| size)
         .map_err(|e| e.to_string());
@@ -235,7 +265,7 @@ fn probe(
         exit.write(AppExit::error());
     } else if stage == 1 {
         // Done: close the window as a window manager would; the app must end by itself.
-        let closed = close_window(&probe.display, &window.0).map_err(|e| format!("closing the window: {e}"));
+        let closed = close_window(&probe.display, handles).map_err(|e| format!("closing the window: {e}"));
         if let Ok(mut outcome) = probe.outcome.lock() {
             outcome.closed_on = Some(clock.frame);
             if let Err(e) = closed {
@@ -243,13 +273,43 @@ fn probe(
             }
         }
     } else {
+        // A key on the X server, then the window resized through bevy_window.
+        let pressed = press_a(&probe.display, handles).map_err(|e| format!("pressing A: {e}"));
+        if let Ok(mut outcome) = probe.outcome.lock() {
+            outcome.pressed_on = Some(clock.frame);
+            if let Err(e) = pressed {
+                outcome.error.get_or_insert(e);
+            }
+        }
         probe.resized_at = Some(shot.frame);
-        let _ = window.0.request_inner_size(PhysicalSize::new(SECOND.0, SECOND.1));
+        window.resolution.set_physical_resolution(SECOND.0, SECOND.1);
     }
 }
 
+/// The outcome, in the render world.
+#[derive(Resource)]
+struct RenderProbe(Arc<Mutex<Outcome>>);
+
+/// Counts the frames the window's surface showed (render world).
+fn count_presented(surfaces: Res<RenderSurfaces>, probe: Res<RenderProbe>) {
+    if let Ok(mut outcome) = probe.0.lock() {
+        outcome.presented = surfaces.stats.shown;
+    }
+}
+
+/// Focuses the window and presses and releases A on the X server (XTEST), as a user would.
+fn press_a(display: &str, window: &RawHandleWrapper) -> Result<(), Failure> {
+    let id = x_window(window)?;
+    let (conn, screen) = x11rb::connect(Some(display))?;
+    let root = conn.setup().roots[screen].root;
+    conn.set_input_focus(InputFocus::PARENT, id, x11rb::CURRENT_TIME)?.check()?;
+    conn.xtest_fake_input(KEY_PRESS_EVENT, KEY_A, x11rb::CURRENT_TIME, root, 0, 0, 0)?.check()?;
+    conn.xtest_fake_input(KEY_RELEASE_EVENT, KEY_A, x11rb::CURRENT_TIME, root, 0, 0, 0)?.check()?;
+    Ok(())
+}
+
 /// Sends the window `WM_DELETE_WINDOW`, what a window manager's close button does.
-fn close_window(display: &str, window: &Window) -> Result<(), Failure> {
+fn close_window(display: &str, window: &RawHandleWrapper) -> Result<(), Failure> {
     let id = x_window(window)?;
     let (conn, _) = x11rb::connect(Some(display))?;
     let protocols = conn.intern_atom(false, b"WM_PROTOCOLS")?.reply()?.atom;
@@ -272,8 +332,13 @@ fn record(probe: &Probe, result: Result<(u32, u32), String>) {
     }
 }
 
-/// `Ok(Some(reason))`: skipped (no wgpu adapter).
-fn run(test: &'static str, pipelined: bool, vignette: bool) -> Result<Option<String>, Failure> {
+/// `Ok(Some(reason))`: skipped (the backend does not open here).
+fn run(
+    test: &'static str,
+    backend: &BackendId,
+    pipelined: bool,
+    vignette: bool,
+) -> Result<Option<String>, Failure> {
     let (_server, display) = f3d_testing::xvfb::start(640, 480)?;
     // SAFETY: `main` calls this before any thread of this process exists (the event loop,
     // wgpu and Mesa start theirs later), so nothing reads the environment concurrently.
@@ -282,29 +347,51 @@ fn run(test: &'static str, pipelined: bool, vignette: bool) -> Result<Option<Str
         std::env::remove_var("WAYLAND_DISPLAY");
     }
     if let Err(e) = f3d::plugin::default_registry()
-        .open(&DeviceRequest { backend: Some(BackendId::WGPU), ..DeviceRequest::new(FIRST.0, FIRST.1) })
+        .open(&DeviceRequest { backend: Some(backend.clone()), ..DeviceRequest::new(FIRST.0, FIRST.1) })
     {
-        return Ok(Some(format!("no wgpu adapter ({e})")));
+        return Ok(Some(format!("no {backend} device ({e})")));
     }
     let outcome = Arc::new(Mutex::new(Outcome::default()));
     let mut app = App::new();
-    app.add_plugins(F3dRenderPlugin {
-        size: FIRST,
-        window: Some(WindowSettings { title: "f3d window test".into(), resizable: true }),
-        exit_after_frames: Some(MAX_FRAMES),
-        pipelined,
-        fixed_time_step: Some(1.0 / 60.0),
-        ..Default::default()
-    });
+    app.add_plugins(
+        F3dDefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "f3d window test".into(),
+                    resolution: bevy_window_resolution(FIRST),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .set(F3dRenderPlugin {
+                backend: BackendChoice::Named(backend.clone()),
+                exit_after_frames: Some(MAX_FRAMES),
+                pipelined,
+                fixed_time_step: Some(1.0 / 60.0),
+                ..Default::default()
+            }),
+    );
     if vignette {
         app.add_plugins(f3d_examples::vignette::VignettePlugin);
     }
+    if !pipelined {
+        app.sub_app_mut(f3d::render::RenderApp)
+            .insert_resource(RenderProbe(outcome.clone()))
+            .add_systems(f3d::render::ExtractSchedule, count_presented);
+    }
     let exit = app
-        .insert_resource(Probe { test, display, outcome: outcome.clone(), resized_at: None, vignette })
+        .insert_resource(Probe {
+            test,
+            display: display.clone(),
+            outcome: outcome.clone(),
+            resized_at: None,
+            vignette,
+        })
         .add_systems(Startup, f3d_examples::showcase)
-        .add_systems(Update, probe)
+        .add_systems(Update, (watch_keys, probe))
         .run();
     let outcome = outcome.lock().map_err(|_| "the probe panicked")?;
+    println!("{test}: drawn with {}", outcome.backend.as_deref().unwrap_or("no device"));
     if let Some(e) = &outcome.error {
         return Err(e.clone().into());
     }
@@ -319,10 +406,23 @@ fn run(test: &'static str, pipelined: bool, vignette: bool) -> Result<Option<Str
     if exit != AppExit::Success {
         return Err(format!("the app exited with {exit:?}").into());
     }
+    if !outcome.key_seen {
+        return Err(format!(
+            "the A key pressed on the X server (frame {:?}) never reached ButtonInput<KeyCode>",
+            outcome.pressed_on
+        )
+        .into());
+    }
+    if !pipelined && outcome.presented < 4 {
+        return Err(format!("the window's surface showed only {} frames", outcome.presented).into());
+    }
     // Closing the window ended the app within a few frames (not the frame bound).
     match outcome.closed_on {
         Some(closed) if outcome.last_frame <= closed + 10 && outcome.last_frame < u64::from(MAX_FRAMES) => {
-            println!("closed on frame {closed}; the app ended after frame {}", outcome.last_frame);
+            println!(
+                "key seen; {} frames shown; closed on frame {closed}; the app ended after frame {}",
+                outcome.presented, outcome.last_frame
+            );
         }
         closed => {
             return Err(format!(
@@ -333,6 +433,11 @@ fn run(test: &'static str, pipelined: bool, vignette: bool) -> Result<Option<Str
         }
     }
     Ok(None)
+}
+
+/// A window resolution of `size` physical pixels at scale 1 (Xvfb has no scale factor).
+fn bevy_window_resolution(size: (u32, u32)) -> f3d::bevy_window::WindowResolution {
+    f3d::bevy_window::WindowResolution::new(size.0, size.1).with_scale_factor_override(1.0)
 }
 
 /// Gives Mesa a private runtime directory when the environment has none.
@@ -352,7 +457,13 @@ fn quiet_mesa() {
 /// The test binary's `main`: runs `run` as the test `name` (libtest's output lines, `--list`,
 /// filters), skipping or failing as the module docs say.
 /// With `vignette` the app adds the custom-pass plugin and the check looks for it.
-pub fn main_with(name: &'static str, test: &'static str, pipelined: bool, vignette: bool) {
+pub fn main_with(
+    name: &'static str,
+    test: &'static str,
+    backend: BackendId,
+    pipelined: bool,
+    vignette: bool,
+) {
     quiet_mesa();
     if std::env::args().any(|a| a == "--list") {
         println!("{name}: test");
@@ -363,22 +474,24 @@ pub fn main_with(name: &'static str, test: &'static str, pipelined: bool, vignet
         return;
     }
     let required = std::env::var("F3D_REQUIRE_BACKENDS")
-        .is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case("wgpu")));
+        .is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case(backend.as_str())));
     let has_xvfb = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("Xvfb").is_file()));
     if !has_xvfb {
         if required {
-            eprintln!("test {name} ... FAILED: F3D_REQUIRE_BACKENDS names wgpu and Xvfb is not installed");
+            eprintln!(
+                "test {name} ... FAILED: F3D_REQUIRE_BACKENDS names {backend} and Xvfb is not installed"
+            );
             std::process::exit(1);
         }
         println!("test {name} ... skipped: Xvfb is not installed (apt-get install xvfb)");
         return;
     }
-    match run(test, pipelined, vignette) {
+    match run(test, &backend, pipelined, vignette) {
         Ok(None) => println!("test {name} ... ok\n\ntest result: ok. 1 passed; 0 failed"),
         Ok(Some(reason)) if !required => println!("test {name} ... skipped: {reason}"),
         Ok(Some(reason)) => {
-            eprintln!("test {name} ... FAILED: F3D_REQUIRE_BACKENDS names wgpu: {reason}");
+            eprintln!("test {name} ... FAILED: F3D_REQUIRE_BACKENDS names {backend}: {reason}");
             std::process::exit(1);
         }
         Err(e) => {

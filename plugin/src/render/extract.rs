@@ -47,6 +47,7 @@ use crate::mesh::MeshData;
 use crate::plugin::{FrameClock, RenderSettings};
 use crate::render::prepare::RenderMaterials;
 use crate::screenshot::{Screenshot, ScreenshotRequest};
+use crate::window::WindowTargets;
 
 /// Entities whose instance components were inserted, replaced or removed since the last
 /// extraction (a main-world resource filled by component hooks).
@@ -99,8 +100,10 @@ pub struct ExtractedCameraView {
     pub clear_color: [f32; 4],
     /// The size of what it draws into (pixels).
     pub size: (u32, u32),
-    /// Whether it draws to the main target (the window): `RenderTarget::Window`.
+    /// Whether it draws to a window, or headless to the main target: `RenderTarget::Window`.
     pub to_window: bool,
+    /// The window entity it presents on (`None` headless and for image targets).
+    pub window: Option<Entity>,
     /// The camera's `order`: cameras draw in ascending order.
     pub order: isize,
     /// The render-world slot of the image it draws into (`RenderTarget::Image`), which
@@ -314,6 +317,7 @@ pub fn extract_camera(
 ) {
     let state = query_state(&mut *state, &mut main);
     let main_size = main.get_resource::<RenderSettings>().map_or((1, 1), |s| s.size);
+    let windows = main.get_resource::<WindowTargets>().cloned().unwrap_or_default();
     let default_clear = main.get_resource::<ClearColor>().map_or(ClearColor::default().0, |c| c.0);
     all.0.clear();
     let Some(images) = main.get_resource::<Assets<Image>>() else {
@@ -324,7 +328,7 @@ pub fn extract_camera(
         if !camera.is_active {
             continue;
         }
-        let Some(size) = target_size(target, main_size, images) else { continue };
+        let Some(size) = target_size(target, main_size, &windows, images) else { continue };
         let clear = match camera.clear_color {
             ClearColorConfig::Custom(c) => c,
             ClearColorConfig::Default | ClearColorConfig::None => default_clear,
@@ -341,6 +345,7 @@ pub fn extract_camera(
             clear_color: LinearRgba::from(clear).to_f32_array(),
             size: (size.x, size.y),
             to_window: matches!(target, None | Some(RenderTarget::Window(_))),
+            window: windows.window_of(target),
             order: camera.order,
             target_image,
         });

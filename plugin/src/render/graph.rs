@@ -104,10 +104,10 @@ impl ReportedErrors {
     }
 }
 
-/// The texture this frame's camera drew into, set once the frame executed (`None` when no
-/// camera drew). Present only where something consumes it: windowed, the presenter shows it.
+/// The texture the current view drew into, set once its graph executed (`None` when it drew
+/// nothing): what the window's presenter shows.
 #[derive(Resource, Default, Clone)]
-pub struct FrameOutput(pub Option<TextureHandle>);
+pub struct ViewOutput(pub Option<TextureHandle>);
 
 /// Whether to keep the compiled graph's dump (set by tools).
 #[derive(Resource, Default, Clone, Copy)]
@@ -129,6 +129,7 @@ pub fn execute_frame_graph(
     keep: Res<KeepGraphDump>,
     mut last: ResMut<LastGraph>,
     mut main_output: ResMut<MainViewOutput>,
+    mut view_output: ResMut<ViewOutput>,
     frame: Res<ExtractedFrame>,
     mut begun: Local<Option<u64>>,
 ) {
@@ -137,6 +138,7 @@ pub fn execute_frame_graph(
     if current.main {
         main_output.0 = None;
     }
+    view_output.0 = None;
     let Some(view) = view else { return };
     let compiled: Option<CompiledGraph> = match graph.compile(view.size) {
         Ok(c) => Some(c),
@@ -158,6 +160,7 @@ pub fn execute_frame_graph(
             errors.report(format!("frame: {e}"));
         }
     }
+    view_output.0 = Some(view.output_texture.clone());
     if current.main {
         main_output.0 = Some(view.output_texture);
     }
@@ -171,14 +174,10 @@ pub fn finish_frame(
     mut main_output: ResMut<MainViewOutput>,
     mut screenshots: ResMut<ExtractedScreenshots>,
     reports: Option<Res<RenderReports>>,
-    frame_output: Option<ResMut<FrameOutput>>,
 ) {
     let started = frame.started.unwrap_or_else(std::time::Instant::now);
     let device = device.0.as_ref();
     let output = main_output.0.take();
-    if let Some(mut frame_output) = frame_output {
-        frame_output.0.clone_from(&output);
-    }
     let requests = std::mem::take(&mut screenshots.0);
     let mut captured = Vec::new();
     for request in requests {

@@ -108,6 +108,8 @@ pub struct CurrentView {
     pub count: usize,
     /// Whether screenshots read what it draws (the last camera on the window, or the last).
     pub main: bool,
+    /// Whether it presents what it draws on its window (the last camera on that window).
+    pub presents: bool,
 }
 
 /// Runs [`Render`] for every active camera in order (see the module docs).
@@ -115,7 +117,7 @@ pub(crate) fn render_views(world: &mut World) {
     let views = world.get_resource::<extract::ExtractedCameras>().map(|c| c.0.clone()).unwrap_or_default();
     if views.is_empty() {
         world.insert_resource(extract::ExtractedCamera(None));
-        world.insert_resource(CurrentView { index: 0, count: 1, main: true });
+        world.insert_resource(CurrentView { index: 0, count: 1, main: true, presents: false });
         world.run_schedule(Render);
         return;
     }
@@ -125,7 +127,10 @@ pub(crate) fn render_views(world: &mut World) {
             lights.reexpose(view.exposure);
         }
         world.insert_resource(extract::ExtractedCamera(Some(view.clone())));
-        world.insert_resource(CurrentView { index, count: views.len(), main: index == main });
+        // The last camera on a window presents there.
+        let presents =
+            view.window.is_some_and(|w| !views[index + 1..].iter().any(|later| later.window == Some(w)));
+        world.insert_resource(CurrentView { index, count: views.len(), main: index == main, presents });
         world.run_schedule(Render);
     }
 }

@@ -23,8 +23,9 @@
 //! * **Rebuilt from the main world**, which holds every asset and entity: the render world
 //!   keeps nothing the new device would need. What a material compiled on the CPU (naga
 //!   modules) is compiled again; that costs one frame's worth of compiles, once.
-//! * **Windowed mode does not recover** ([`NoDeviceRecovery`]): the window's surface belongs to
-//!   the lost device; the app exits with the loss as the reason instead of drawing nothing.
+//! * **Windows recover too**: their surfaces belonged to the lost device, and are made again
+//!   on the new one at the next frame ([`crate::window`]). An app that would rather exit with
+//!   the loss as the reason inserts [`NoDeviceRecovery`] in the render world.
 //! * Resources a plugin keeps for its own passes are its own: their handles of the lost device
 //!   answer errors (never panics); [`DeviceRecovered`] tells it to make them again.
 
@@ -71,8 +72,8 @@ pub struct DeviceRecovered {
 #[derive(Resource, Clone, Debug)]
 pub struct RenderDeviceRequest(pub DeviceRequest);
 
-/// In the render world: a lost device is not replaced (windowed mode); the app exits with
-/// the loss as its error.
+/// In the render world: a lost device is not replaced; the app exits with the loss as its
+/// error.
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub struct NoDeviceRecovery;
 
@@ -87,7 +88,7 @@ pub(crate) fn recover_lost_device(world: &mut World) {
     bevy_log::error!("the {backend} device was lost (taken up at frame {frame}): {reason}");
     main.write_message(DeviceLost { backend: backend.clone(), reason: reason.to_string(), frame });
     let outcome = if world.contains_resource::<NoDeviceRecovery>() {
-        Err("this app presents to a window made for the lost device, which is not replaced".to_owned())
+        Err("device recovery is turned off (NoDeviceRecovery)".to_owned())
     } else {
         reopen(world, &mut main)
     };

@@ -34,6 +34,7 @@ pub(crate) fn checks() -> Vec<Check> {
         c("copy_texture", copy_texture),
         c("instancing", instancing),
         c("stencil", stencil),
+        c("present", present),
     ];
     debug_assert_eq!(checks.len(), DeviceFeature::ALL.len());
     checks
@@ -674,5 +675,70 @@ fn stencil(device: &dyn GraphicsDevice) -> CheckResult {
             image.rgba8(x, 3)
         );
     }
+    Ok(())
+}
+
+/// Presentation: with [`DeviceFeature::PRESENT`], frames presented to a real X window (the
+/// `DISPLAY` variable's server) reach it with their sRGB values, a zero-sized surface skips
+/// and a resize is followed; without it, `create_surface` is refused by that name. A device
+/// that reports it where no X server can be reached declines, saying so.
+fn present(device: &dyn GraphicsDevice) -> CheckResult {
+    use f3d_hal::raw_window_handle::{
+        RawDisplayHandle, RawWindowHandle, XlibDisplayHandle, XlibWindowHandle,
+    };
+    use f3d_hal::{PresentMode, Presented, SurfaceConfig, SurfaceTarget};
+
+    use crate::window::{TestWindow, pattern_frame, show};
+
+    const FIRST: (u32, u32) = (48, 32);
+    const SECOND: (u32, u32) = (64, 40);
+    let config = SurfaceConfig { width: FIRST.0, height: FIRST.1, present_mode: PresentMode::AutoVsync };
+    let window = TestWindow::open(None, FIRST);
+    if !has(device, DeviceFeature::PRESENT) {
+        let target = match &window {
+            Ok(w) => w.target("conformance window").map_err(|e| Verdict::Failed(e.to_string()))?,
+            // SAFETY: an honest refusal never touches the handles; with no X server there is
+            // no real window to give.
+            Err(_) => unsafe {
+                SurfaceTarget::new(
+                    RawWindowHandle::Xlib(XlibWindowHandle::new(1)),
+                    RawDisplayHandle::Xlib(XlibDisplayHandle::new(None, 0)),
+                    "no window",
+                    std::sync::Arc::new(()),
+                )
+            },
+        };
+        return expect_unsupported(
+            device,
+            device.create_surface(&target, &config).map(drop),
+            DeviceFeature::PRESENT,
+            "create_surface",
+        );
+    }
+    let window = match window {
+        Ok(w) => w,
+        Err(e) => {
+            return Err(Verdict::Declined(format!(
+                "{}: no X server to present to (DISPLAY={:?}): {e}",
+                device.backend_id(),
+                std::env::var("DISPLAY").unwrap_or_default()
+            )));
+        }
+    };
+    let failed = |what: &str, e: &dyn std::fmt::Display| Verdict::Failed(format!("{what}: {e}"));
+    let target = window.target("conformance window").map_err(|e| failed("the window's target", &e))?;
+    let mut surface = device.create_surface(&target, &config).ctx("create_surface")?;
+    let frame = pattern_frame(device, FIRST).map_err(|e| failed("the frame", &e))?;
+    show(device, surface.as_mut(), &frame, &window, FIRST, 3).map_err(|e| failed("presenting", &e))?;
+    surface.configure(&SurfaceConfig { width: 0, height: 0, ..config }).ctx("configure 0x0")?;
+    match surface.present(&frame).ctx("present to a zero-sized surface")? {
+        Presented::Skipped(_) => {}
+        Presented::Shown => return fail("a zero-sized (minimised) surface showed a frame"),
+    }
+    window.resize(SECOND).map_err(|e| failed("resizing the window", &e))?;
+    surface.configure(&SurfaceConfig { width: SECOND.0, height: SECOND.1, ..config }).ctx("configure")?;
+    // The frame of the old size is scaled to the new one.
+    show(device, surface.as_mut(), &frame, &window, SECOND, 3)
+        .map_err(|e| failed("presenting after a resize", &e))?;
     Ok(())
 }

@@ -23,6 +23,7 @@ mod lifecycle;
 mod runner;
 mod shader;
 mod support;
+pub mod window;
 
 use std::fmt;
 use std::sync::Arc;
