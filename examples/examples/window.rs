@@ -97,6 +97,36 @@ fn orbit_camera(
     }
 }
 
+/// With `--frames N`: the frame times once N frames were drawn (the wall clock between frames
+/// after the first two, and the render world's own time, extraction to presentation).
+#[derive(Resource)]
+struct FrameReport {
+    frames: Option<u32>,
+    started: Option<(u64, std::time::Instant)>,
+    printed: bool,
+}
+
+fn report_frame_time(stats: Res<RenderStats>, mut report: ResMut<FrameReport>) {
+    let Some(n) = report.frames else { return };
+    if report.started.is_none() && stats.frames_rendered >= 2 {
+        report.started = Some((stats.frames_rendered, std::time::Instant::now()));
+    }
+    if let Some((from, at)) = report.started
+        && !report.printed
+        && stats.frames_rendered >= u64::from(n)
+        && stats.frames_rendered > from
+    {
+        report.printed = true;
+        let frames = stats.frames_rendered - from;
+        println!(
+            "frame time: {:.2} ms between frames (mean of {frames}), {:.2} ms render world (mean of {})",
+            at.elapsed().as_secs_f64() * 1e3 / frames as f64,
+            stats.total_frame_time.as_secs_f64() * 1e3 / stats.frames_rendered.max(1) as f64,
+            stats.frames_rendered
+        );
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -126,7 +156,9 @@ fn main() -> std::process::ExitCode {
                     ..default()
                 }),
         )
+        .insert_resource(FrameReport { frames: args.frames, started: None, printed: false })
         .add_systems(Startup, f3d_examples::showcase)
+        .add_systems(Last, report_frame_time)
         .add_systems(Update, (add_orbit, orbit_camera, f3d_examples::cli::quit_on_escape).chain())
         .run();
     match exit {

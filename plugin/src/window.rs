@@ -37,7 +37,7 @@
 //!   alike; a surface keeps its window alive (bevy_window's `RawHandleWrapper`) until the
 //!   render world drops it, so a frame still in flight when the window closes is harmless.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use bevy_camera::RenderTarget;
@@ -173,6 +173,8 @@ pub struct RenderSurfaces {
     surfaces: HashMap<Entity, Mutex<Box<dyn PresentSurface>>>,
     /// The device the surfaces were made on (identity): a replaced device gets new ones.
     device: Option<usize>,
+    /// Windows the device refused (reported once; not asked again on this device).
+    refused: HashSet<Entity>,
     /// Frames shown and skipped, for tests and diagnostics.
     pub stats: PresentStats,
 }
@@ -210,10 +212,14 @@ pub(crate) fn prepare_surfaces(
     let surfaces = &mut *surfaces;
     if surfaces.device != Some(identity) {
         surfaces.surfaces.clear();
+        surfaces.refused.clear();
         surfaces.device = Some(identity);
     }
     surfaces.surfaces.retain(|entity, _| windows.0.iter().any(|w| w.entity == *entity));
     for window in &windows.0 {
+        if surfaces.refused.contains(&window.entity) {
+            continue;
+        }
         let config =
             SurfaceConfig { width: window.size.0, height: window.size.1, present_mode: window.present_mode };
         if let Some(surface) = surfaces.surfaces.get_mut(&window.entity) {
@@ -243,6 +249,7 @@ pub(crate) fn prepare_surfaces(
                 surfaces.surfaces.insert(window.entity, Mutex::new(surface));
             }
             Err(e) => {
+                surfaces.refused.insert(window.entity);
                 let message =
                     format!("cannot present to {} on the {} backend: {e}", window.label, device.backend_id());
                 errors.report(message.clone());
