@@ -525,24 +525,10 @@ fn record_blit(
         base_array_layer: 0,
         layer_count: 1,
     };
-    let to_dst = [vk::ImageMemoryBarrier2::default()
-        // Chained to the acquire semaphore's wait, which is at the blit stage.
-        .src_stage_mask(S::BLIT)
-        .src_access_mask(vk::AccessFlags2::NONE)
-        .dst_stage_mask(S::BLIT)
-        .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-        .old_layout(vk::ImageLayout::UNDEFINED)
-        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(image)
-        .subresource_range(range)];
-    // SAFETY: `cmd` is recording outside a render pass; the image is acquired.
-    unsafe {
-        shared
-            .device
-            .cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&to_dst))
-    };
+    // Chained to the acquire semaphore's wait, which is at the blit stage.
+    let to_dst = (S::BLIT, vk::AccessFlags2::NONE, vk::ImageLayout::UNDEFINED);
+    let dst = (S::BLIT, vk::AccessFlags2::TRANSFER_WRITE, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+    transition(shared, cmd, image, range, to_dst, dst);
     let layers = vk::ImageSubresourceLayers {
         aspect_mask: vk::ImageAspectFlags::COLOR,
         mip_level: 0,
@@ -566,23 +552,37 @@ fn record_blit(
     // (checked by `present`), the swapchain's written (chosen so), and linear filtering is only
     // asked where the frame's format has it.
     unsafe { shared.device.cmd_blit_image2(cmd, &blit) };
-    let to_present = [vk::ImageMemoryBarrier2::default()
-        .src_stage_mask(S::BLIT)
-        .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-        // The render-finished semaphore's signal (all commands) waits for this.
-        .dst_stage_mask(S::BLIT)
-        .dst_access_mask(vk::AccessFlags2::NONE)
-        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .new_layout(vk::ImageLayout::PRESENT_SRC_KHR)
+    // The render-finished semaphore's signal (all commands) waits for this.
+    let presented = (S::BLIT, vk::AccessFlags2::NONE, vk::ImageLayout::PRESENT_SRC_KHR);
+    transition(shared, cmd, image, range, dst, presented);
+}
+
+/// One image layout transition: `(stage, access, layout)` before and after.
+fn transition(
+    shared: &Shared,
+    cmd: vk::CommandBuffer,
+    image: vk::Image,
+    range: vk::ImageSubresourceRange,
+    (src_stage, src_access, old): (vk::PipelineStageFlags2, vk::AccessFlags2, vk::ImageLayout),
+    (dst_stage, dst_access, new): (vk::PipelineStageFlags2, vk::AccessFlags2, vk::ImageLayout),
+) {
+    let barrier = [vk::ImageMemoryBarrier2::default()
+        .src_stage_mask(src_stage)
+        .src_access_mask(src_access)
+        .dst_stage_mask(dst_stage)
+        .dst_access_mask(dst_access)
+        .old_layout(old)
+        .new_layout(new)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(image)
         .subresource_range(range)];
-    // SAFETY: as above.
+    // SAFETY: `cmd` is recording outside a render pass and `image` is the acquired swapchain
+    // image, in `old` layout.
     unsafe {
         shared
             .device
-            .cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&to_present))
+            .cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&barrier))
     };
 }
 
