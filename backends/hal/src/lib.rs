@@ -66,6 +66,13 @@
 //!   `lifecycle::loss_reported_once`, `lifecycle::begin_frame_after_failed_frame`.
 //! * **Encoders**: [`PassEncoder`] records; [`CommandEncoder`] adds `submit(self: Box<Self>)`,
 //!   so a contributor handed `&mut dyn PassEncoder` cannot submit and nobody can submit twice.
+//! * **Presentation** is a capability ([`DeviceFeature::PRESENT`]):
+//!   [`GraphicsDevice::create_surface`] takes a window's raw handles ([`SurfaceTarget`]) and
+//!   gives a [`PresentSurface`] that draws any sampled colour frame over the window, scaled and
+//!   with its sRGB values kept; a frame the window cannot take is [`Presented::Skipped`], not
+//!   an error; without the feature the call is refused by that name ([`present`]). —
+//!   `capabilities::present` (a pattern read back from a real X window, before and after a
+//!   resize).
 //! * **Barriers** are HAL vocabulary ([`ResourceState`], [`TextureTransition`]): the render
 //!   graph computes them, [`RenderPassDescriptor::transitions`] carries them, explicit backends
 //!   act on them and implicit ones may ignore them.
