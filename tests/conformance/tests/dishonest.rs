@@ -34,6 +34,34 @@ enum Lie {
     DrawsRefusedPipelines,
     /// (Over the soft device.) Rebinds uniform blocks after `set_pipeline`.
     BindingsFollowThePipeline,
+    /// Reports presentation, and its surfaces say every frame was shown without drawing it.
+    PresentsNothing,
+}
+
+/// A surface that shows nothing and says it did.
+struct Blind(f3d_hal::SurfaceConfig);
+
+impl f3d_hal::PresentSurface for Blind {
+    fn label(&self) -> &str {
+        "blind"
+    }
+    fn configure(&mut self, config: &f3d_hal::SurfaceConfig) -> Result<(), DeviceError> {
+        self.0 = *config;
+        Ok(())
+    }
+    fn config(&self) -> f3d_hal::SurfaceConfig {
+        self.0
+    }
+    fn present_mode(&self) -> f3d_hal::PresentMode {
+        f3d_hal::PresentMode::Fifo
+    }
+    fn present(&mut self, _frame: &TextureHandle) -> Result<f3d_hal::Presented, DeviceError> {
+        Ok(if self.0.width == 0 {
+            f3d_hal::Presented::Skipped("no size".into())
+        } else {
+            f3d_hal::Presented::Shown
+        })
+    }
 }
 
 struct Dishonest {
@@ -56,6 +84,7 @@ impl Dishonest {
         match lie {
             Lie::ReportsButRefuses => features.insert(DeviceFeature::BLEND_CONSTANT),
             Lie::DoesWithoutReporting => features.remove(DeviceFeature::COPY_TEXTURE),
+            Lie::PresentsNothing => features.insert(DeviceFeature::PRESENT),
             _ => {}
         }
         Self { inner, lie, features, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
@@ -263,6 +292,17 @@ impl GraphicsDevice for Dishonest {
         }
         self.inner.pipeline_refusals()
     }
+    fn create_surface(
+        &self,
+        target: &f3d_hal::SurfaceTarget,
+        config: &f3d_hal::SurfaceConfig,
+    ) -> Result<Box<dyn f3d_hal::PresentSurface>, DeviceError> {
+        if self.lie == Lie::PresentsNothing {
+            return Ok(Box::new(Blind(*config)));
+        }
+        self.inner.create_surface(target, config)
+    }
+
     fn copy_texture(
         &self,
         src: &TextureHandle,
@@ -349,6 +389,18 @@ fn bindings_that_follow_the_pipeline_are_caught() {
         "bindings_do_not_follow_the_pipeline",
         "set_pipeline must forget every binding",
     );
+}
+
+#[test]
+fn a_surface_that_shows_nothing_is_caught() {
+    // The check reads the window back from an X server: CI runs the suite under xvfb-run.
+    if let Err(e) = f3d_conformance::window::TestWindow::open(None, (8, 8)) {
+        let required = std::env::var_os("F3D_REQUIRE_BACKENDS").is_some();
+        assert!(!required, "no X server (DISPLAY) to judge presentation with: {e}");
+        println!("skipped: no X server to present to ({e})");
+        return;
+    }
+    assert_caught(Lie::PresentsNothing, Tier::Capabilities, "present", "not [128, 32, 0]");
 }
 
 #[test]
