@@ -10,6 +10,9 @@
 //! * A check that cannot be asked of a device **declines** with a sentence starting with the
 //!   backend's name ([`decline`]). A decline is reported as skipped with that sentence and is
 //!   **never a pass**.
+//! * A check may decline only where the backend's reviewed list says so ([`declines`]);
+//!   any other decline fails the run, so a backend that should run a check cannot stay green
+//!   by declining it.
 //! * The device factory is called fresh for every check and the device is dropped after it.
 //!   A factory that cannot open (no adapter on this machine) declines every check — unless
 //!   `F3D_REQUIRE_BACKENDS` (comma-separated, set by CI) names the backend: then it fails.
@@ -18,6 +21,7 @@
 
 mod capabilities;
 mod core;
+pub mod declines;
 mod draw;
 mod lifecycle;
 mod runner;

@@ -137,10 +137,15 @@ pub fn run_check(check: &Check, backend: &BackendId, factory: &Factory) -> Outco
         Ok(Ok(())) => Outcome::Passed,
         Ok(Err(Verdict::Failed(why))) => Outcome::Failed(why),
         Ok(Err(Verdict::Declined(why))) => {
-            if why.starts_with(backend.as_str()) {
-                Outcome::Declined(why)
-            } else {
+            let name = check.full_name();
+            if !why.starts_with(backend.as_str()) {
                 Outcome::Failed(format!("declined without naming the backend first: {why}"))
+            } else if !crate::declines::decline_allowed(backend, &name, &why) {
+                Outcome::Failed(format!(
+                    "declined, and {name} is not among the {backend} backend's reviewed declines                      (f3d_conformance::declines): {why}"
+                ))
+            } else {
+                Outcome::Declined(why)
             }
         }
         Err(panic) => {

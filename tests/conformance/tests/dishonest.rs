@@ -392,6 +392,30 @@ fn bindings_that_follow_the_pipeline_are_caught() {
 }
 
 #[test]
+fn a_decline_off_the_reviewed_list_fails() {
+    // Over soft, which runs shaders: every pipeline listed as refused makes the check decline
+    // ("refused the pipeline"); soft may not decline it, so the run fails instead of staying
+    // green. The null device (shader tier on its list) may.
+    let (dishonest, _) =
+        judge(Lie::DrawsRefusedPipelines, Tier::Shader, "viewport_covers_the_level_not_the_base");
+    match dishonest {
+        Outcome::Failed(why) => assert!(
+            why.contains("not among the soft backend's reviewed declines"),
+            "failed for another reason: {why}"
+        ),
+        other => panic!("a decline off soft's reviewed list gave {other:?}"),
+    }
+    let check = all_checks()
+        .into_iter()
+        .find(|c| c.full_name() == "shader::viewport_covers_the_level_not_the_base")
+        .expect("the check exists");
+    let null = run_check(&check, &BackendId::NULL, &|| {
+        Ok(Arc::new(NullDevice::new("null")) as Arc<dyn GraphicsDevice>)
+    });
+    assert!(matches!(null, Outcome::Declined(_)), "null's reviewed shader-tier decline gave {null:?}");
+}
+
+#[test]
 fn a_surface_that_shows_nothing_is_caught() {
     // The check reads the window back from an X server: CI runs the suite under xvfb-run.
     if let Err(e) = f3d_conformance::window::TestWindow::open(None, (8, 8)) {
