@@ -36,6 +36,8 @@ enum Lie {
     BindingsFollowThePipeline,
     /// Reports presentation, and its surfaces say every frame was shown without drawing it.
     PresentsNothing,
+    /// Refuses a texture past a limit naming another limit.
+    WrongLimitName,
 }
 
 /// A surface that shows nothing and says it did.
@@ -211,7 +213,19 @@ impl GraphicsDevice for Dishonest {
                 backend: self.backend_id(),
             });
         }
-        let t = self.inner.create_texture(desc)?;
+        let t = match self.inner.create_texture(desc) {
+            Err(DeviceError::LimitExceeded { operation, requested, max, .. })
+                if self.lie == Lie::WrongLimitName =>
+            {
+                return Err(DeviceError::LimitExceeded {
+                    operation,
+                    limit: "max_vertex_attributes",
+                    requested,
+                    max,
+                });
+            }
+            other => other?,
+        };
         if self.lie == Lie::LeaksHandles {
             self.kept.lock().unwrap().push(t.clone());
         }
@@ -389,6 +403,11 @@ fn bindings_that_follow_the_pipeline_are_caught() {
         "bindings_do_not_follow_the_pipeline",
         "set_pipeline must forget every binding",
     );
+}
+
+#[test]
+fn a_limit_refused_by_another_name_is_caught() {
+    assert_caught(Lie::WrongLimitName, Tier::Core, "absurd_descriptors_refused", "naming another limit");
 }
 
 #[test]
