@@ -139,15 +139,28 @@ fn timestamp_query(device: &dyn GraphicsDevice) -> CheckResult {
     }
     let set = set.ctx("create_query_set")?;
     let t = rgba8(device, SIZE, SIZE)?;
-    let mut pass = device
-        .begin_render_pass(&RenderPassDescriptor::color("timestamps", ColorAttachment::clear(&t, Color::RED)))
-        .ctx("begin_render_pass")?;
-    pass.write_timestamp(&set, 0).ctx("write_timestamp 0")?;
-    pass.write_timestamp(&set, 1).ctx("write_timestamp 1")?;
-    pass.submit().ctx("submit")?;
+    // Two passes submitted apart in time: the second timestamp is later than the first.
+    for (index, color) in [(0, Color::RED), (1, Color::BLACK)] {
+        if index == 1 {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let mut pass = device
+            .begin_render_pass(&RenderPassDescriptor::color("timestamps", ColorAttachment::clear(&t, color)))
+            .ctx("begin_render_pass")?;
+        pass.write_timestamp(&set, index).ctx("write_timestamp")?;
+        pass.submit().ctx("submit")?;
+    }
     let times = device.read_query_set(&set).ctx("read_query_set")?;
     ensure!(times.len() == 2, "a set of 2 timestamps read back {} values", times.len());
-    ensure!(times[1] >= times[0], "timestamps went backwards: {times:?}");
+    ensure!(
+        times[1] > times[0],
+        "a timestamp written in a pass submitted 2 ms after another is not later: {times:?}"
+    );
+    ensure!(
+        times[1] - times[0] < 10_000_000_000,
+        "two passes 2 ms apart are {} ns apart",
+        times[1] - times[0]
+    );
     Ok(())
 }
 

@@ -44,7 +44,19 @@ impl TestWindow {
     /// A `width`x`height` window on `display` (`None`: the `DISPLAY` variable's).
     pub fn open(display: Option<&str>, (width, height): (u32, u32)) -> Result<Self, WindowFailure> {
         let display = display.map(CString::new).transpose()?;
-        let (conn, screen) = XCBConnection::connect(display.as_deref())?;
+        // An X server started without `-noreset` refuses connections for a moment each time
+        // its last client leaves (as another check's window may just have): try a few times.
+        let mut tries = 0;
+        let (conn, screen) = loop {
+            match XCBConnection::connect(display.as_deref()) {
+                Ok(c) => break c,
+                Err(_) if tries < 10 && (display.is_some() || std::env::var_os("DISPLAY").is_some()) => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
         let root = conn.setup().roots.get(screen).ok_or("the X server has no such screen")?;
         let (depth, parent, visual, black) = (root.root_depth, root.root, root.root_visual, root.black_pixel);
         let id = conn.generate_id()?;

@@ -38,6 +38,8 @@ enum Lie {
     PresentsNothing,
     /// Refuses a texture past a limit naming another limit.
     WrongLimitName,
+    /// (Over the soft device.) Reads every timestamp back as 0.
+    ZeroTimestamps,
 }
 
 /// A surface that shows nothing and says it did.
@@ -77,7 +79,7 @@ struct Dishonest {
 impl Dishonest {
     fn new(lie: Lie) -> Self {
         let inner: Box<dyn GraphicsDevice> = match lie {
-            Lie::DrawsRefusedPipelines | Lie::BindingsFollowThePipeline => {
+            Lie::DrawsRefusedPipelines | Lie::BindingsFollowThePipeline | Lie::ZeroTimestamps => {
                 Box::new(SoftDevice::new("dishonest"))
             }
             _ => Box::new(NullDevice::new("dishonest")),
@@ -317,6 +319,20 @@ impl GraphicsDevice for Dishonest {
         self.inner.create_surface(target, config)
     }
 
+    fn create_query_set(
+        &self,
+        label: &str,
+        kind: f3d_hal::QueryKind,
+        count: u32,
+    ) -> Result<f3d_hal::QuerySetHandle, DeviceError> {
+        self.inner.create_query_set(label, kind, count)
+    }
+
+    fn read_query_set(&self, set: &f3d_hal::QuerySetHandle) -> Result<Vec<u64>, DeviceError> {
+        let values = self.inner.read_query_set(set)?;
+        Ok(if self.lie == Lie::ZeroTimestamps { vec![0; values.len()] } else { values })
+    }
+
     fn copy_texture(
         &self,
         src: &TextureHandle,
@@ -408,6 +424,11 @@ fn bindings_that_follow_the_pipeline_are_caught() {
 #[test]
 fn a_limit_refused_by_another_name_is_caught() {
     assert_caught(Lie::WrongLimitName, Tier::Core, "absurd_descriptors_refused", "naming another limit");
+}
+
+#[test]
+fn timestamps_that_do_not_move_are_caught() {
+    assert_caught(Lie::ZeroTimestamps, Tier::Capabilities, "timestamp_query", "is not later");
 }
 
 #[test]
