@@ -42,12 +42,20 @@ const ENVIRONMENT: &[AllowedDecline] = &[AllowedDecline {
 }];
 
 /// The null backend's own entries.
-const NULL: &[AllowedDecline] = &[AllowedDecline {
-    check: "shader::",
-    when: "",
-    why: "the null backend refuses every pipeline by design (DESIGN §4): it is the template \
-          backend and draws nothing",
-}];
+const NULL: &[AllowedDecline] = &[
+    AllowedDecline {
+        check: "shader::",
+        when: "",
+        why: "the null backend refuses every pipeline by design (DESIGN §4): it is the template \
+              backend and draws nothing",
+    },
+    AllowedDecline {
+        check: "capabilities::instancing",
+        when: "refused the pipeline",
+        why: "`NullDevice::with_instancing` (for CPU benchmarks) reports instancing but, refusing \
+              every pipeline, cannot show an instanced draw",
+    },
+];
 
 /// The declines `backend` may give.
 pub fn allowed_declines(backend: &BackendId) -> Vec<AllowedDecline> {
@@ -73,6 +81,12 @@ mod tests {
             assert!(!decline_allowed(&b, "core::readback_rows_from_top", "anything"));
         }
         assert!(decline_allowed(&BackendId::NULL, "shader::clip_space", "null: refused the pipeline"));
+        assert!(decline_allowed(
+            &BackendId::NULL,
+            "capabilities::instancing",
+            "null: refused the pipeline: x"
+        ));
+        assert!(!decline_allowed(&BackendId::NULL, "capabilities::instancing", "null: something else"));
         for b in [BackendId::SOFT, BackendId::WGPU, BackendId::VULKAN] {
             assert!(!decline_allowed(&b, "shader::clip_space", "refused the pipeline"));
         }
