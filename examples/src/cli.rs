@@ -23,6 +23,8 @@ pub struct ExampleArgs {
     pub pipelined: bool,
     /// `--verbose`: also the device's memory.
     pub verbose: bool,
+    /// `--msaa off|2|4|8`: every camera's [`Msaa`], over what the scene gives it.
+    pub msaa: Option<Msaa>,
     /// Arguments that are not flags, in order.
     pub positional: Vec<String>,
 }
@@ -49,6 +51,7 @@ impl ExampleArgs {
             frames,
             pipelined: false,
             verbose: false,
+            msaa: None,
             positional: Vec::new(),
         }
     }
@@ -80,10 +83,20 @@ impl ExampleArgs {
                         .ok_or_else(|| format!("--frames {v}: expected a count from 1 to 100000"))?;
                 }
                 "--pipelined" => args.pipelined = true,
+                "--msaa" => {
+                    let v = value()?;
+                    args.msaa = Some(match v.as_str() {
+                        "off" | "1" => Msaa::Off,
+                        "2" => Msaa::Sample2,
+                        "4" => Msaa::Sample4,
+                        "8" => Msaa::Sample8,
+                        _ => return Err(format!("--msaa {v}: expected off, 2, 4 or 8")),
+                    });
+                }
                 "--verbose" | "-v" => args.verbose = true,
                 "-h" | "--help" => {
                     println!(
-                        "{name} {usage}[--backend NAME] [--size WxH] [--out FILE] [--frames N] [--pipelined] [--verbose]"
+                        "{name} {usage}[--backend NAME] [--size WxH] [--out FILE] [--frames N] [--msaa off|2|4|8] [--pipelined] [--verbose]"
                     );
                     std::process::exit(0);
                 }
@@ -121,7 +134,22 @@ impl ExampleArgs {
             .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))
             .insert_resource(Run(self.clone()))
             .add_systems(Update, (screenshot_last_frame, report));
+        self.add_msaa_override(&mut app);
         app
+    }
+
+    /// With `--msaa`, gives every camera that flag's [`Msaa`] as it appears.
+    pub fn add_msaa_override(&self, app: &mut App) {
+        if let Some(msaa) = self.msaa {
+            app.add_systems(
+                PostUpdate,
+                move |mut commands: Commands, cameras: Query<Entity, Added<Camera3d>>| {
+                    for camera in &cameras {
+                        commands.entity(camera).insert(msaa);
+                    }
+                },
+            );
+        }
     }
 }
 
@@ -237,6 +265,7 @@ pub fn window_app(title: &str, args: &ExampleArgs) -> App {
             .set(plugin),
     )
     .add_systems(Update, quit_on_escape);
+    args.add_msaa_override(&mut app);
     app
 }
 

@@ -27,6 +27,7 @@ pub const SCENES: &[(&str, SceneFn)] = &[
     ("sky_only", sky_only),
     ("bevy_3d_scene", bevy_3d_scene),
     ("bevy_lighting", bevy_lighting),
+    ("msaa", msaa),
 ];
 
 /// The scene called `name`.
@@ -171,12 +172,16 @@ pub fn showcase(world: &mut World) {
         world,
         Vec3::new(0.0, 3.4, 9.0),
         Vec3::new(0.0, 1.1, -0.6),
-        Projection::Perspective(PerspectiveProjection {
-            fov: 40f32.to_radians(),
-            near: 0.1,
-            far: 100.0,
-            ..default()
-        }),
+        (
+            Projection::Perspective(PerspectiveProjection {
+                fov: 40f32.to_radians(),
+                near: 0.1,
+                far: 100.0,
+                ..default()
+            }),
+            // Drawn without it where the device cannot multisample (logged).
+            Msaa::Sample4,
+        ),
     );
     world.insert_resource(DirectionalLightShadowMap { size: 2048 });
     sun(
@@ -490,6 +495,16 @@ pub fn sky_only(world: &mut World) {
 pub fn bevy_3d_scene(world: &mut World) {
     if let Err(e) = world.run_system_once(crate::bevy_scenes::three_d_scene) {
         f3d::bevy_log::error!("bevy_3d_scene: {e}");
+    }
+}
+
+/// Bevy's `3d_scene` with 4× MSAA on its camera, as Bevy draws it by default: the MSAA
+/// golden (the cube's and the disc's edges resolve to partial coverage).
+pub fn msaa(world: &mut World) {
+    bevy_3d_scene(world);
+    let cameras: Vec<Entity> = world.query_filtered::<Entity, With<Camera3d>>().iter(world).collect();
+    for camera in cameras {
+        world.entity_mut(camera).insert(Msaa::Sample4);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Cameras are bevy_camera's: [`Camera3d`](bevy_camera::Camera3d) with its
 //! [`Camera`] (order, activity, viewport, clear colour), [`Projection`], [`RenderTarget`] and
-//! [`Exposure`](bevy_camera::Exposure). f3d adds the [`Tonemapping`] component and fills in
+//! [`Exposure`](bevy_camera::Exposure). f3d adds the [`Tonemapping`] and [`Msaa`] components and fills in
 //! what bevy_render's camera system would: each camera's target size, its projection's aspect
 //! ratio and its `clip_from_view` ([`update_cameras`], before Bevy computes frusta, so frustum
 //! culling sees the right shape).
@@ -37,6 +37,45 @@ pub enum Tonemapping {
     PbrNeutral,
     /// ACES filmic (Hill's fit).
     Aces,
+}
+
+/// Multisample anti-aliasing of a camera's scene: a component on the camera, as Bevy's
+/// `Msaa` (which lives in bevy_render) with the same variants.
+///
+/// Opaque, sky and translucent draws go into a multisampled scene colour and depth, which are
+/// resolved into the HDR target before anything reads it (the scene-colour snapshot, the
+/// tonemap, custom passes through [`ViewGraph::resolved_hdr`](crate::render::graph::ViewGraph::resolved_hdr)).
+///
+/// Differences from Bevy, on purpose: a camera without the component draws without MSAA
+/// (Bevy makes 4× a required component of every camera; f3d's default device may be the CPU
+/// rasteriser, where 4× costs time, so it is opted into); and f3d's HAL offers one
+/// multisampled count, 4, so `Sample2` and `Sample8` draw with 4 samples (logged once). A
+/// device without [`MSAA`](f3d_hal::DeviceFeature::MSAA), or whose scene formats cannot be
+/// multisampled, draws without it (logged once). With MSAA on, the depth prepass draws only
+/// when a material reads the scene depth, into a single-sampled copy that materials sample.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Msaa {
+    /// One sample per pixel.
+    #[default]
+    Off,
+    /// Two samples (drawn with 4).
+    Sample2,
+    /// Four samples.
+    Sample4,
+    /// Eight samples (drawn with 4).
+    Sample8,
+}
+
+impl Msaa {
+    /// The samples asked for.
+    pub fn samples(self) -> u32 {
+        match self {
+            Self::Off => 1,
+            Self::Sample2 => 2,
+            Self::Sample4 => 4,
+            Self::Sample8 => 8,
+        }
+    }
 }
 
 impl Tonemapping {

@@ -146,7 +146,7 @@ pub mod prelude {
     pub use bevy_window::{PrimaryWindow, WindowResolution};
 
     pub use crate::F3dDefaultPlugins;
-    pub use crate::camera::Tonemapping;
+    pub use crate::camera::{Msaa, Tonemapping};
     pub use crate::environment::{Environment, EnvironmentSource, EquirectImage, Sky};
     pub use crate::gltf::{Gltf, GltfAssetLabel, GltfMesh, GltfScene, GltfSceneRoot, GltfSceneStatus};
     pub use crate::light::ShadowBox;

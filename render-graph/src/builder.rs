@@ -389,6 +389,22 @@ impl RenderPassBuilder<'_> {
         self.inner.write(texture, AccessKind::ColorWrite(load))
     }
 
+    /// Attaches the multisampled `texture` as the next colour attachment, as
+    /// [`write_color`](Self::write_color) does, and resolves it into `target` (single-sampled,
+    /// of the same format and size) when the pass ends: each texel of `target` becomes the
+    /// average of `texture`'s samples. Returns the versions the pass leaves of both; a pass
+    /// that only resolves draws nothing and loads `texture`.
+    pub fn write_color_resolved(
+        &mut self,
+        texture: TextureId,
+        load: LoadOp<Color>,
+        target: TextureId,
+    ) -> (TextureId, TextureId) {
+        let written = self.inner.write(texture, AccessKind::ColorWrite(load));
+        let resolved = self.inner.write(target, AccessKind::ResolveWrite);
+        (written, resolved)
+    }
+
     /// Attaches `texture` as the depth(-stencil) attachment, starting from `load` (stencil
     /// is cleared to 0 with a depth clear and kept with a depth load). Returns the next
     /// version; store is derived as for [`write_color`](Self::write_color).

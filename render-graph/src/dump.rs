@@ -85,7 +85,7 @@ impl CompiledGraph {
                     match a.kind {
                         AccessKind::ColorWrite(LoadOp::Clear(c)) => write!(out, ", clear {}", color(c))?,
                         AccessKind::DepthWrite(LoadOp::Clear(d)) => write!(out, ", clear {d}")?,
-                        AccessKind::CopyDestination => {}
+                        AccessKind::CopyDestination | AccessKind::ResolveWrite => {}
                         _ => write!(out, ", load")?,
                     }
                     let store = match self.liveness.store[(pass.first_access as usize) + i] {

@@ -263,6 +263,13 @@ impl CompiledGraph {
                         stencil_store: f3d_hal::StoreOp::Store,
                     });
                 }
+                // Declared right after its multisampled attachment
+                // (`RenderPassBuilder::write_color_resolved`).
+                AccessKind::ResolveWrite => {
+                    if let Some(attachment) = desc.color_attachments.last_mut() {
+                        attachment.resolve_target = Some(view());
+                    }
+                }
                 AccessKind::Sampled | AccessKind::CopySource | AccessKind::CopyDestination => {}
             }
         }

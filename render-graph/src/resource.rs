@@ -138,11 +138,14 @@ pub(crate) enum AccessKind {
     DepthWrite(LoadOp<f32>),
     /// Destination of a copy or upload (every texel of level 0 is overwritten).
     CopyDestination,
+    /// Resolve target of the multisampled colour attachment declared just before it in the
+    /// same pass (every texel is overwritten when the pass ends).
+    ResolveWrite,
 }
 
 impl AccessKind {
     pub(crate) fn is_write(self) -> bool {
-        matches!(self, Self::ColorWrite(_) | Self::DepthWrite(_) | Self::CopyDestination)
+        matches!(self, Self::ColorWrite(_) | Self::DepthWrite(_) | Self::CopyDestination | Self::ResolveWrite)
     }
 
     /// Whether a write keeps what the version before it held.
@@ -155,7 +158,7 @@ impl AccessKind {
             Self::Sampled => ResourceState::ShaderRead,
             Self::DepthRead { .. } => ResourceState::DepthStencilReadOnly,
             Self::CopySource => ResourceState::CopySource,
-            Self::ColorWrite(_) => ResourceState::ColorAttachment,
+            Self::ColorWrite(_) | Self::ResolveWrite => ResourceState::ColorAttachment,
             Self::DepthWrite(_) => ResourceState::DepthStencilAttachment,
             Self::CopyDestination => ResourceState::CopyDestination,
         }
@@ -167,7 +170,9 @@ impl AccessKind {
             Self::DepthRead { sampled: false } => TextureUsages::RENDER_ATTACHMENT,
             Self::DepthRead { sampled: true } => TextureUsages::RENDER_ATTACHMENT | TextureUsages::SAMPLED,
             Self::CopySource => TextureUsages::COPY_SRC,
-            Self::ColorWrite(_) | Self::DepthWrite(_) => TextureUsages::RENDER_ATTACHMENT,
+            Self::ColorWrite(_) | Self::DepthWrite(_) | Self::ResolveWrite => {
+                TextureUsages::RENDER_ATTACHMENT
+            }
             Self::CopyDestination => TextureUsages::COPY_DST,
         }
     }
@@ -182,6 +187,7 @@ impl AccessKind {
             Self::ColorWrite(_) => "color",
             Self::DepthWrite(_) => "depth",
             Self::CopyDestination => "copy-dst",
+            Self::ResolveWrite => "resolve",
         }
     }
 }

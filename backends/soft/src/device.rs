@@ -48,6 +48,7 @@ impl SoftDevice {
             DeviceFeature::MULTI_DRAW_INDIRECT,
             DeviceFeature::OCCLUSION_QUERY,
             DeviceFeature::TIMESTAMP_QUERY,
+            DeviceFeature::MSAA,
             #[cfg(feature = "present")]
             DeviceFeature::PRESENT,
         ]

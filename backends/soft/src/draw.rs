@@ -20,10 +20,12 @@ use crate::geometry::{GeometryState, ShadedVertices, decode_attribute, emit, rea
 use crate::pass::{Bound, DrawKind, Recorded, RecordedDraw, SoftPass};
 use crate::pipeline::{SoftPipeline, TargetOutput};
 use crate::raster::block::{self, LaneOrigins, block_span, to_lanes, to_rows};
-use crate::raster::output::{ColorOps, ColorRows, DepthRows, DepthStencilOps, rgba8_layout, write_texel};
+use crate::raster::output::{
+    ColorOps, ColorRows, DepthRows, DepthStencilOps, resolve, rgba8_layout, write_texel,
+};
 use crate::raster::srgb::SrgbEncoder;
 use crate::raster::triangle::PlaneEq;
-use crate::raster::triangle::{LANE_XF, LANE_YF};
+use crate::raster::triangle::{LANE_XF, LANE_YF, SAMPLE_OFFSETS_F};
 use crate::raster::{
     BAND_ROWS, BandTargets, BlockShader, Clears, Prim, PrimList, QUADS, quad_mask, rasterize,
 };
@@ -126,12 +128,14 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
         .collect();
 
     // Clears: band by band by the raster threads (in parallel, and the rows are still in
-    // cache when drawn), except for a plane the bands do not cover whole (a multisampled or
-    // larger attachment), which is cleared here.
+    // cache when drawn), except for a plane the bands do not cover whole (a larger
+    // attachment), which is cleared here. A multisampled plane is `samples` images one
+    // after another, each banded alike.
     let (width, height) = pass.size;
+    let samples = pass_samples(desc);
     let banded_rows = height.div_ceil(BAND_ROWS) as usize * BAND_ROWS as usize;
     let covered = |planes: &f3d_hal::backend::HostPlanes, level: u32, layer: u32| {
-        planes.plane(level, layer).len() <= planes.row_pitch(level) * banded_rows
+        planes.plane(level, layer).len() / samples <= planes.row_pitch(level) * banded_rows
     };
     let mut clears = Clears::default();
     for (a, att) in desc.color_attachments.iter().zip(colors.iter_mut()) {
@@ -224,14 +228,53 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
     // Clear and rasterise band by band.
     let counters: Vec<AtomicU64> = occlusion_sets.iter().map(|_| AtomicU64::new(0)).collect();
     if !prims.prims.is_empty() || any_clear {
-        let bands = split_bands(&mut colors, depth.as_mut(), height);
+        let bands = split_bands(&mut colors, depth.as_mut(), height, samples);
         let shader = PassShader { draws: &draws, counters: &counters, pack: device.pack_quads };
         rasterize(&prims, bands, &clears, &shader, device.threads > 1);
     }
+    resolve_attachments(device, desc, &colors, samples)?;
     for ((set, index), counter) in occlusion_sets.iter().zip(&counters) {
         let q = backend::query_set_payload::<SoftQuerySet>(device.owner(), set, "end_occlusion_query")?;
         q.values.lock().unwrap_or_else(|e| e.into_inner())[*index as usize] +=
             counter.load(Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Samples per pixel of the pass's attachments (the HAL checked they agree).
+fn pass_samples(desc: &f3d_hal::RenderPassDescriptor) -> usize {
+    let first = desc
+        .color_attachments
+        .iter()
+        .map(|a| &a.view)
+        .chain(desc.depth_stencil_attachment.iter().map(|d| &d.view))
+        .next();
+    first.map_or(1, |v| v.texture.descriptor().sample_count.max(1) as usize)
+}
+
+/// Resolves every multisampled colour attachment with a resolve target: each texel of the
+/// target becomes the average of the attachment's samples.
+fn resolve_attachments(
+    device: &SoftDevice,
+    desc: &f3d_hal::RenderPassDescriptor,
+    colors: &[Attached<'_>],
+    samples: usize,
+) -> Result<(), DeviceError> {
+    for (a, att) in desc.color_attachments.iter().zip(colors) {
+        let Some(target) = &a.resolve_target else { continue };
+        let t = device.texture(&target.texture, "submit")?;
+        let mut store = t.store.write().unwrap_or_else(|e| e.into_inner());
+        let pitch = store.main.row_pitch(target.mip_level);
+        let src = att.guard.main.plane(att.level, att.layer);
+        let dst = store.main.plane_mut(target.mip_level, target.layer);
+        if dst.len() * samples != src.len() || att.guard.main.row_pitch(att.level) != pitch {
+            return Err(refused(format!(
+                "{} does not match the size of {}, which it resolves",
+                target.texture.label(),
+                a.view.texture.label()
+            )));
+        }
+        resolve(att.format, src, samples, dst, pitch, &device.srgb);
     }
     Ok(())
 }
@@ -608,37 +651,54 @@ fn shade_vertices(
     ShadedVertices { data, stride }
 }
 
-/// Splits every attachment's plane into bands of rows.
+/// Splits every attachment's plane into bands of rows: each band holds its rows of each of
+/// the `samples` sample images (a multisampled plane holds them one after another).
 fn split_bands<'a>(
     colors: &'a mut [Attached<'_>],
     depth: Option<&'a mut Attached<'_>>,
     height: u32,
-) -> Vec<(u32, BandTargets<'a>)> {
+    samples: usize,
+) -> Vec<(u32, Vec<BandTargets<'a>>)> {
     let band_count = height.div_ceil(BAND_ROWS) as usize;
-    let mut bands: Vec<(u32, BandTargets<'a>)> = (0..band_count)
-        .map(|b| (b as u32 * BAND_ROWS, BandTargets { colors: Vec::new(), depth: None }))
+    let mut bands: Vec<(u32, Vec<BandTargets<'a>>)> = (0..band_count)
+        .map(|b| {
+            let targets = (0..samples).map(|_| BandTargets { colors: Vec::new(), depth: None }).collect();
+            (b as u32 * BAND_ROWS, targets)
+        })
         .collect();
+    let band_rows = BAND_ROWS as usize;
     for att in colors.iter_mut() {
         let pitch = att.guard.main.row_pitch(att.level);
         let format = att.format;
         let plane = att.guard.main.plane_mut(att.level, att.layer);
-        let mut chunks = plane.chunks_mut(pitch * BAND_ROWS as usize);
-        for (y0, band) in bands.iter_mut() {
-            band.colors.push(chunks.next().map(|bytes| ColorRows { bytes, pitch, format, y0: *y0 }));
+        let image = plane.len() / samples;
+        for (sample, bytes) in plane.chunks_mut(image.max(1)).enumerate().take(samples) {
+            let mut chunks = bytes.chunks_mut(pitch * band_rows);
+            for (y0, band) in bands.iter_mut() {
+                let rows = chunks.next().map(|bytes| ColorRows { bytes, pitch, format, y0: *y0 });
+                band[sample].colors.push(rows);
+            }
         }
     }
     if let Some(att) = depth {
         let pitch = att.guard.main.row_pitch(att.level) / 4;
         let store = &mut *att.guard;
-        let mut depth_chunks =
-            store.main.plane_mut(att.level, att.layer).chunks_mut(pitch * 4 * BAND_ROWS as usize);
-        let mut stencil_chunks = store
-            .stencil
-            .as_mut()
-            .map(|s| s.plane_mut(att.level, att.layer).chunks_mut(pitch * BAND_ROWS as usize));
-        for (y0, band) in bands.iter_mut() {
-            let stencil = stencil_chunks.as_mut().and_then(Iterator::next);
-            band.depth = depth_chunks.next().map(|depth| DepthRows { depth, stencil, pitch, y0: *y0 });
+        let depth_plane = store.main.plane_mut(att.level, att.layer);
+        let depth_image = (depth_plane.len() / samples).max(1);
+        let mut stencil_images = store.stencil.as_mut().map(|s| {
+            let plane = s.plane_mut(att.level, att.layer);
+            let image = (plane.len() / samples).max(1);
+            plane.chunks_mut(image)
+        });
+        for (sample, depth) in depth_plane.chunks_mut(depth_image).enumerate().take(samples) {
+            let mut depth_chunks = depth.chunks_mut(pitch * 4 * band_rows);
+            let mut stencil_chunks =
+                stencil_images.as_mut().and_then(Iterator::next).map(|s| s.chunks_mut(pitch * band_rows));
+            for (y0, band) in bands.iter_mut() {
+                let stencil = stencil_chunks.as_mut().and_then(Iterator::next);
+                band[sample].depth =
+                    depth_chunks.next().map(|depth| DepthRows { depth, stencil, pitch, y0: *y0 });
+            }
         }
     }
     bands
@@ -874,8 +934,13 @@ fn channels<'r>(regs: &'r [Lanes], out: &TargetOutput) -> [&'r Lanes; 4] {
 
 impl PassShader<'_, '_> {
     fn count(&self, d: &DrawCtx<'_>, mask: u64) {
+        self.count_samples(d, mask.count_ones());
+    }
+
+    /// Adds `samples` that passed to the draw's occlusion query, if it has one.
+    fn count_samples(&self, d: &DrawCtx<'_>, samples: u32) {
         if let Some(counter) = d.occlusion.and_then(|i| self.counters.get(i)) {
-            counter.fetch_add(u64::from(mask.count_ones()), Ordering::Relaxed);
+            counter.fetch_add(u64::from(samples), Ordering::Relaxed);
         }
     }
 }
@@ -1062,5 +1127,78 @@ impl<'a, 'b> BlockShader for PassShader<'a, 'b> {
             }
             self.count(d, mask);
         }
+    }
+
+    #[inline(always)]
+    fn shade_samples<const FMA: bool>(
+        &self,
+        scratch: &mut Self::Scratch,
+        prims: &PrimList,
+        prim: &Prim,
+        bx: u32,
+        by: u32,
+        masks: [u64; 4],
+        samples: &mut [BandTargets<'_>],
+    ) {
+        let Some(d) = self.draws.get(prim.draw as usize) else { return };
+        let pipeline = d.pipeline;
+        let (ox, oy) = (bx as f32 + 0.5, by as f32 + 0.5);
+        // Each sample's depth, at its own position.
+        let mut zs = [[0.0f32; LANES]; 4];
+        if d.depth.is_some() {
+            for (z, (dx, dy)) in zs.iter_mut().zip(SAMPLE_OFFSETS_F) {
+                block::plane_lanes::<FMA>(&prim.z, ox + dx, oy + dy, z);
+                d.adjust_depth(z);
+            }
+        }
+        let mut passed = masks;
+        let early = pipeline.early_tests || pipeline.fs.is_none();
+        if early && let Some(ops) = &d.depth {
+            for ((pass, band), z) in passed.iter_mut().zip(samples.iter_mut()).zip(&zs) {
+                if let Some(rows) = band.depth.as_mut() {
+                    *pass = ops.test_and_write(rows, bx, by, *pass, z, prim.front_facing);
+                }
+            }
+        }
+        let any = passed.iter().fold(0, |a, m| a | m);
+        if any == 0 {
+            return;
+        }
+        if let Some(constant) = &d.constant {
+            for out in constant {
+                for (band, &mask) in samples.iter_mut().zip(&passed) {
+                    write_color(d, band, out.target, bx, by, mask, out.color.each_ref());
+                }
+            }
+        } else if let (Some(fs), Some(bindings)) = (&pipeline.fs, &d.fs_bindings) {
+            let exec = executor(scratch, fs);
+            let mut centre = LaneZ::new();
+            let zc = (pipeline.position_reads & 4 != 0).then(|| &*centre.get::<FMA>(d, prim, ox, oy));
+            fill_inputs::<FMA>(exec, pipeline, prims, prim, Place::Block { ox, oy }, zc);
+            exec.run(bindings, any);
+            let kept = !exec.discarded();
+            for pass in &mut passed {
+                *pass &= kept;
+            }
+            if !early && let Some(ops) = &d.depth {
+                let frag_depth = pipeline.frag_depth.and_then(|slot| exec.output(slot).first());
+                for ((pass, band), z) in passed.iter_mut().zip(samples.iter_mut()).zip(&mut zs) {
+                    if let Some(reg) = frag_depth {
+                        *z = *reg;
+                    }
+                    if let Some(rows) = band.depth.as_mut() {
+                        *pass = ops.test_and_write(rows, bx, by, *pass, z, prim.front_facing);
+                    }
+                }
+            }
+            for out in &pipeline.outputs {
+                for (band, &mask) in samples.iter_mut().zip(&passed) {
+                    if mask != 0 {
+                        write_color(d, band, out.target, bx, by, mask, channels(exec.output(out.slot), out));
+                    }
+                }
+            }
+        }
+        self.count_samples(d, passed.iter().map(|m| m.count_ones()).sum());
     }
 }

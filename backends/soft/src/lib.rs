@@ -25,7 +25,7 @@
 //!   happen in call order; a pass runs entirely at `submit`.
 //! * **Honest capabilities**: copies, instancing, stencil, blend constant, wireframe, depth
 //!   clip control, float32 filtering, indirect and multi-draw-indirect, occlusion and
-//!   timestamp queries. Not: MSAA, BC compression, multiview, compute, storage buffers
+//!   timestamp queries, 4× MSAA (see `raster`). Not: BC compression, multiview, compute, storage buffers
 //!   (refused by name).
 //!
 //! Files follow the backend layout: `device.rs`, `pass.rs` (recording), `draw.rs` (running

@@ -2,7 +2,7 @@
 //! `f3d_examples::SCENES`, at 192x108, drawn through the whole engine (plugin, render graph,
 //! materials) on a validated vulkan device, compared with `tests/goldens/vulkan/`
 //! (`F3D_BLESS=1` rewrites them). A second test bounds how far each vulkan frame is from the
-//! soft backend's golden of the same scene — the CPU rasteriser is the reference the GPU
+//! soft frame of the same scene drawn in the same test — the CPU rasteriser is the reference the GPU
 //! backends answer to (DESIGN §7). Tolerances: [`f3d_testing::gpu`].
 
 use std::sync::Arc;
@@ -27,6 +27,12 @@ fn frame(name: &str, log: &ValidationLog) -> Option<Frame> {
     Some(frame)
 }
 
+/// The scene drawn now on the soft backend, the reference.
+fn soft(name: &str) -> Frame {
+    let build = f3d_examples::scene(name).unwrap_or_else(|| panic!("no scene {name}"));
+    f3d_testing::soft_frame(SIZE.0, SIZE.1, build).unwrap_or_else(|e| panic!("soft {name}: {e}"))
+}
+
 #[test]
 fn goldens() {
     let _turn = common::turn();
@@ -38,5 +44,5 @@ fn goldens() {
 fn vulkan_stays_close_to_soft() {
     let _turn = common::turn();
     let log = ValidationLog::new();
-    gpu::close_to_soft("vulkan", &scenes(), |name| frame(name, &log));
+    gpu::close_to_soft("vulkan", &scenes(), |name| frame(name, &log), soft);
 }

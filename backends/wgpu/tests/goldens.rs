@@ -1,8 +1,8 @@
 //! Goldens on the wgpu backend: the showcase and every focused scene of
 //! `f3d_examples::SCENES`, at 192x108, drawn through the whole engine (plugin, render graph,
 //! materials) on a wgpu device, compared with `tests/goldens/wgpu/` (`F3D_BLESS=1` rewrites
-//! them). A second test bounds how far each wgpu frame is from the soft backend's golden of
-//! the same scene — the CPU rasteriser is the reference the GPU backends answer to (DESIGN
+//! them). A second test bounds how far each wgpu frame is from the soft frame of the same
+//! scene drawn in the same test — the CPU rasteriser is the reference the GPU backends answer to (DESIGN
 //! §7). Tolerances: [`f3d_testing::gpu`].
 //!
 //! Without an adapter both tests say so and pass; CI installs lavapipe and sets
@@ -38,6 +38,12 @@ fn frame(name: &str) -> Option<Frame> {
     Some(render_frame(SIZE.0, SIZE.1, Arc::new(device), build).unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 
+/// The scene drawn now on the soft backend, the reference.
+fn soft(name: &str) -> Frame {
+    let build = f3d_examples::scene(name).unwrap_or_else(|| panic!("no scene {name}"));
+    f3d_testing::soft_frame(SIZE.0, SIZE.1, build).unwrap_or_else(|e| panic!("soft {name}: {e}"))
+}
+
 #[test]
 fn goldens() {
     gpu::goldens("wgpu", &scenes(), frame);
@@ -45,5 +51,5 @@ fn goldens() {
 
 #[test]
 fn wgpu_stays_close_to_soft() {
-    gpu::close_to_soft("wgpu", &scenes(), frame);
+    gpu::close_to_soft("wgpu", &scenes(), frame, soft);
 }

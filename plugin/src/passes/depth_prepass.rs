@@ -1,5 +1,7 @@
 //! The depth prepass: opaque depth before shading, when a material reads the scene depth
-//! (or [`DepthPrepass::Always`](crate::plugin::DepthPrepass::Always)).
+//! (or [`DepthPrepass::Always`](crate::plugin::DepthPrepass::Always)). With MSAA it draws the
+//! single-sampled scene depth that materials sample (a multisampled depth buffer cannot be
+//! sampled as one), and the opaque pass fills the multisampled depth itself.
 
 use bevy_ecs::prelude::*;
 
@@ -14,8 +16,13 @@ pub fn add_depth_prepass(mut frame_graph: ResMut<FrameGraph>) {
         return;
     }
     let frame = view.frame.clone();
-    let depth = view.depth;
-    let load = view.depth_load();
+    let multisampled = view.samples > 1;
+    let (depth, load) = if multisampled {
+        let desc = f3d_render_graph::TextureDesc::relative(1.0, crate::render::prepare::draws::DEPTH_FORMAT);
+        (graph.create_texture("scene_depth", desc), f3d_hal::LoadOp::Clear(1.0))
+    } else {
+        (view.depth, view.depth_load())
+    };
     let mut written = depth;
     graph.add_pass("depth_prepass", |pass| {
         written = pass.write_depth(depth, load);
@@ -25,5 +32,9 @@ pub fn add_depth_prepass(mut frame_graph: ResMut<FrameGraph>) {
             Ok(())
         }
     });
-    view.depth = written;
+    if multisampled {
+        view.scene_depth = Some(written);
+    } else {
+        view.depth = written;
+    }
 }

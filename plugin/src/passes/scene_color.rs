@@ -16,11 +16,17 @@ pub fn add_scene_color_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<Sta
         return;
     }
     if view.frame.needs_scene_color && view.hdr_written {
-        let format = view.frame.hdr_format;
-        let snapshot = graph.create_texture("scene_color_snapshot", TextureDesc::relative(1.0, format));
-        view.scene_color = Some(graph.add_copy_pass("scene_color_snapshot", view.hdr, snapshot));
+        if view.samples > 1 {
+            // The resolve is a snapshot already: the translucent pass draws into `hdr`.
+            view.scene_color = Some(view.resolved_hdr(graph));
+        } else {
+            let format = view.frame.hdr_format;
+            let snapshot = graph.create_texture("scene_color_snapshot", TextureDesc::relative(1.0, format));
+            view.scene_color = Some(graph.add_copy_pass("scene_color_snapshot", view.hdr, snapshot));
+        }
     }
-    if view.frame.needs_scene_depth && view.depth_written {
+    // Multisampled, the depth prepass drew the single-sampled scene depth already.
+    if view.frame.needs_scene_depth && view.depth_written && view.scene_depth.is_none() {
         let Some(pipeline) = view.frame.depth_copy.clone() else { return };
         let format = crate::render::prepare::draws::DEPTH_FORMAT;
         let snapshot = graph.create_texture("scene_depth_snapshot", TextureDesc::relative(1.0, format));

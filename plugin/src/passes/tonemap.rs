@@ -25,7 +25,7 @@ pub fn add_tonemap_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<Standar
         });
         view.hdr = cleared;
     }
-    let hdr = view.hdr;
+    let hdr = view.resolved_hdr(graph);
     let output = view.output;
     let mut out = output;
     graph.add_pass("tonemap", |pass| {

@@ -38,7 +38,7 @@ use super::MainWorld;
 use rayon::prelude::*;
 
 use super::instances::{BatchKey, DirtyRanges, RenderInstances, instance_rows};
-use crate::camera::{Tonemapping, clip_from_view, exposure_multiplier, target_size};
+use crate::camera::{Msaa, Tonemapping, clip_from_view, exposure_multiplier, target_size};
 use crate::environment::Environment;
 use crate::image::ImageData;
 use crate::light::{ShadowBox, ShadowSettings};
@@ -96,6 +96,8 @@ pub struct ExtractedCameraView {
     pub exposure: f32,
     /// Tone curve.
     pub tonemapping: Tonemapping,
+    /// Multisampling asked for.
+    pub msaa: Msaa,
     /// Linear clear colour.
     pub clear_color: [f32; 4],
     /// The size of what it draws into (pixels).
@@ -304,6 +306,7 @@ type CameraData = (
     Option<&'static RenderTarget>,
     Option<&'static Exposure>,
     Option<&'static Tonemapping>,
+    Option<&'static Msaa>,
 );
 
 /// Copies every active 3D camera, in drawing order; the first is the current view while
@@ -324,7 +327,7 @@ pub fn extract_camera(
         out.0 = None;
         return;
     };
-    for (camera, transform, projection, target, exposure, tonemapping) in state.query(&main).iter() {
+    for (camera, transform, projection, target, exposure, tonemapping, msaa) in state.query(&main).iter() {
         if !camera.is_active {
             continue;
         }
@@ -342,6 +345,7 @@ pub fn extract_camera(
             clip_from_view: clip_from_view(&projection.cloned().unwrap_or_default()),
             exposure: exposure_multiplier(exposure),
             tonemapping: tonemapping.copied().unwrap_or_default(),
+            msaa: msaa.copied().unwrap_or_default(),
             clear_color: LinearRgba::from(clear).to_f32_array(),
             size: (size.x, size.y),
             to_window: matches!(target, None | Some(RenderTarget::Window(_))),

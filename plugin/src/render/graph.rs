@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
 use f3d_hal::{Color, LoadOp, TextureHandle, TextureRegion};
-use f3d_render_graph::{CompiledGraph, RenderGraph, TextureId, TransientPool};
+use f3d_render_graph::{CompiledGraph, RenderGraph, TextureDesc, TextureId, TransientPool};
 
 use super::prepare::PreparedFrame;
 use crate::plugin::RenderDevice;
@@ -24,10 +24,16 @@ pub struct ViewGraph {
     pub size: (u32, u32),
     /// What prepare made ready.
     pub frame: Arc<PreparedFrame>,
-    /// Linear HDR scene colour (current version).
+    /// Samples per pixel of `hdr` and `depth`: 1, or 4 with [`Msaa`](crate::camera::Msaa).
+    /// A pass drawing into them uses pipelines of this many samples; a pass sampling the
+    /// scene colour reads [`resolved_hdr`](Self::resolved_hdr).
+    pub samples: u32,
+    /// Linear HDR scene colour (current version; multisampled when `samples` > 1).
     pub hdr: TextureId,
     /// Whether a pass has written `hdr` yet (the first writer clears it).
     pub hdr_written: bool,
+    /// The last resolve of a multisampled `hdr`: (the version resolved, the resolved texture).
+    pub hdr_resolved: Option<(TextureId, TextureId)>,
     /// Scene depth (current version).
     pub depth: TextureId,
     /// Whether a pass has written `depth` yet.
@@ -48,6 +54,31 @@ pub struct ViewGraph {
 }
 
 impl ViewGraph {
+    /// The scene colour's current version as a single-sampled texture to sample: `hdr`
+    /// itself, or when multisampled a resolve of it (a `resolve_scene_color` pass, added once
+    /// per version of `hdr`).
+    pub fn resolved_hdr(&mut self, graph: &mut RenderGraph) -> TextureId {
+        if self.samples <= 1 {
+            return self.hdr;
+        }
+        if let Some((version, resolved)) = self.hdr_resolved
+            && version == self.hdr
+        {
+            return resolved;
+        }
+        let target =
+            graph.create_texture("scene_color_resolved", TextureDesc::relative(1.0, self.frame.hdr_format));
+        let hdr = self.hdr;
+        let (mut kept, mut resolved) = (hdr, target);
+        graph.add_pass("resolve_scene_color", |pass| {
+            (kept, resolved) = pass.write_color_resolved(hdr, LoadOp::Load, target);
+            |_: &mut f3d_render_graph::PassContext<'_>| Ok(())
+        });
+        self.hdr = kept;
+        self.hdr_resolved = Some((kept, resolved));
+        resolved
+    }
+
     /// How a pass writing `hdr` starts: cleared to the camera's colour by the first writer,
     /// loaded after that. Marks it written.
     pub fn hdr_load(&mut self) -> LoadOp<Color> {

@@ -282,11 +282,22 @@ fn msaa(device: &dyn GraphicsDevice) -> CheckResult {
     pass.submit().ctx("submit")?;
     drew(device, &pipeline, "msaa")?;
     let image = read(device, &resolve)?;
-    let partial = (0..SIZE).flat_map(|y| (0..SIZE).map(move |x| (x, y))).any(|(x, y)| {
-        let v = image.rgba8(x, y)[0];
-        v > 20 && v < 235
-    });
-    ensure!(partial, "no pixel along a triangle's diagonal resolved to partial coverage");
+    // Four samples of white or black average to k/4 of white: every pixel must sit at one
+    // of those five levels (a resolve that filters across pixels, or more samples than
+    // four, lands between them), and the diagonal must have partial ones.
+    let mut partial = 0;
+    for (x, y) in (0..SIZE).flat_map(|y| (0..SIZE).map(move |x| (x, y))) {
+        let v = f32::from(image.rgba8(x, y)[0]);
+        let k = (v / 63.75).round();
+        ensure!(
+            (v - k * 63.75).abs() <= 2.0,
+            "pixel ({x}, {y}) resolved to {v}, not a whole number of 4 samples (0, 64, 128, 191 or 255)"
+        );
+        if k > 0.0 && k < 4.0 {
+            partial += 1;
+        }
+    }
+    ensure!(partial > 0, "no pixel along a triangle's diagonal resolved to partial coverage");
     Ok(())
 }
 

@@ -1,9 +1,10 @@
 //! What every GPU backend's golden tests share: the scenes drawn through the whole engine,
 //! compared with the backend's own goldens (`tests/goldens/<backend>/`), and bounded against
-//! the soft backend's goldens — the CPU rasteriser is the reference the GPU backends answer
-//! to (DESIGN §7). A backend's test calls [`goldens`] and [`close_to_soft`] with a function
-//! that renders one scene; both collect every scene's result before failing, so one run
-//! reports them all.
+//! a soft frame of the same scene rendered in the same test — the CPU rasteriser is the
+//! reference the GPU backends answer to (DESIGN §7), and comparing with a live frame rather
+//! than soft's golden file means a re-blessed soft golden cannot hide a GPU backend drifting.
+//! A backend's test calls [`goldens`] and [`close_to_soft`] with a function that renders one
+//! scene; both collect every scene's result before failing, so one run reports them all.
 
 use crate::{Frame, Tolerance, assert_golden_with, compare, golden_path};
 
@@ -33,16 +34,21 @@ pub fn goldens(backend: &str, scenes: &[&str], mut render: impl FnMut(&str) -> O
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Renders each of `scenes` with `render` and bounds its distance from the soft golden of the
-/// same scene by [`AGAINST_SOFT`]; prints one line per scene (the measure) and panics listing
-/// the scenes past the bound, writing `<scene>.soft-diff.png` next to the backend's goldens.
-pub fn close_to_soft(backend: &str, scenes: &[&str], mut render: impl FnMut(&str) -> Option<Frame>) {
+/// Renders each of `scenes` with `render` and bounds its distance from the same scene drawn
+/// now by `soft` (a soft frame, [`crate::soft_frame`]) by [`AGAINST_SOFT`]; prints one line
+/// per scene (the measure) and panics listing the scenes past the bound, writing
+/// `<scene>.soft-diff.png` next to the backend's goldens.
+pub fn close_to_soft(
+    backend: &str,
+    scenes: &[&str],
+    mut render: impl FnMut(&str) -> Option<Frame>,
+    mut soft: impl FnMut(&str) -> Frame,
+) {
     let mut report = Vec::new();
     let mut failures = Vec::new();
     for name in scenes {
         let Some(frame) = render(name) else { return };
-        let soft = Frame::read_png(&golden_path("soft", name))
-            .unwrap_or_else(|e| panic!("the soft golden of {name}: {e}"));
+        let soft = soft(name);
         let cmp = compare(&frame, &soft, AGAINST_SOFT).unwrap_or_else(|e| panic!("{name}: {e}"));
         let share = cmp.mismatched as f64 / f64::from(frame.width * frame.height);
         report.push(format!(

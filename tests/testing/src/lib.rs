@@ -115,6 +115,16 @@ pub fn render_frame(
     render_frames(width, height, device, &RenderOptions::default(), build)
 }
 
+/// [`render_frame`] on a fresh soft device: the reference frame a GPU backend's frame of the
+/// same scene is compared with ([`gpu::close_to_soft`]).
+pub fn soft_frame(
+    width: u32,
+    height: u32,
+    build: impl FnOnce(&mut World) + Send + Sync + 'static,
+) -> Result<Frame, String> {
+    render_frame(width, height, Arc::new(f3d_backend_soft::SoftDevice::new("reference")), build)
+}
+
 /// The last screenshot a test app captured (its frame, or why it failed).
 #[derive(Resource, Clone, Default)]
 pub(crate) struct Captured(pub(crate) Arc<Mutex<Option<Result<Frame, String>>>>);

@@ -35,6 +35,7 @@ goldens!(
     sky_only,
     bevy_3d_scene,
     bevy_lighting,
+    msaa,
 );
 
 /// Every scene has a golden test above.
@@ -46,5 +47,5 @@ fn every_scene_has_a_golden() {
             "{name} has no golden"
         );
     }
-    assert_eq!(f3d_examples::SCENES.len(), 14, "add the new scene to the goldens! list");
+    assert_eq!(f3d_examples::SCENES.len(), 15, "add the new scene to the goldens! list");
 }

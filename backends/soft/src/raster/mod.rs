@@ -13,6 +13,14 @@
 //!
 //! Every band sees its primitives in submission order and no two bands share a pixel, so the
 //! output is the same whatever the number of threads.
+//!
+//! **Multisampling** (4×): a multisampled attachment holds its samples as four whole images
+//! one after another (sample-major), so each sample is an ordinary single-sampled plane and
+//! a band holds one [`BandTargets`] per sample. Coverage is computed at each sample's
+//! position ([`triangle::SAMPLE_OFFSETS`]); a block with any covered sample is shaded once
+//! per pixel, at the pixel centre, and depth, stencil and colour are tested and written per
+//! sample ([`BlockShader::shade_samples`]). The pass resolves each sample image's average
+//! into the resolve target at its end.
 
 pub(crate) mod block;
 pub(crate) mod clip;
@@ -23,7 +31,7 @@ pub(crate) mod triangle;
 use rayon::prelude::*;
 
 use output::{ColorRows, DepthRows};
-use triangle::{BLOCK, Coverage, PlaneEq, rect_mask};
+use triangle::{BLOCK, Coverage, PlaneEq, SAMPLE_OFFSETS, rect_mask};
 
 /// Rows per band: the unit of parallel work.
 pub(crate) const BAND_ROWS: u32 = 32;
@@ -156,6 +164,22 @@ pub(crate) trait BlockShader: Sync {
         blocks: &[(u32, u32, u64)],
         band: &mut BandTargets<'_>,
     );
+
+    /// Shades the block at (`bx`, `by`) of `prim` on a multisampled target: `masks[s]` are
+    /// the lanes whose sample `s` the primitive covers, `samples[s]` the band's rows of
+    /// sample `s` of every attachment. The fragment stage runs once per pixel with a covered
+    /// sample; depth, stencil and colour are tested and written per sample.
+    #[allow(clippy::too_many_arguments)]
+    fn shade_samples<const FMA: bool>(
+        &self,
+        scratch: &mut Self::Scratch,
+        prims: &PrimList,
+        prim: &Prim,
+        bx: u32,
+        by: u32,
+        masks: [u64; 4],
+        samples: &mut [BandTargets<'_>],
+    );
 }
 
 /// The 2x2 quads of a batch (a block, or a packed batch).
@@ -203,10 +227,11 @@ impl Pending {
 }
 
 /// Rasterises every primitive of `prims` into the bands, in parallel when `parallel`,
-/// after clearing each band as `clears` says.
+/// after clearing each band as `clears` says. Each band holds its rows of every sample
+/// (one [`BandTargets`] per sample: 1, or 4 for a multisampled pass).
 pub(crate) fn rasterize<S: BlockShader>(
     prims: &PrimList,
-    bands: Vec<(u32, BandTargets<'_>)>,
+    bands: Vec<(u32, Vec<BandTargets<'_>>)>,
     clears: &Clears,
     shader: &S,
     parallel: bool,
@@ -222,8 +247,10 @@ pub(crate) fn rasterize<S: BlockShader>(
     }
     let work: Vec<_> = bands.into_iter().zip(bins).collect();
     let avx2 = crate::exec::detect_avx2();
-    let run = |scratch: &mut S::Scratch, ((y0, mut band), bin): ((u32, BandTargets<'_>), Vec<u32>)| {
-        band.clear(clears);
+    let run = |scratch: &mut S::Scratch, ((y0, mut band), bin): ((u32, Vec<BandTargets<'_>>), Vec<u32>)| {
+        for sample in &mut band {
+            sample.clear(clears);
+        }
         #[cfg(target_arch = "x86_64")]
         if avx2 {
             // SAFETY: `band_avx2` only needs the CPU to support AVX2 and FMA, which
@@ -252,7 +279,7 @@ fn band_avx2<S: BlockShader>(
     prims: &PrimList,
     bin: &[u32],
     y0: u32,
-    band: &mut BandTargets<'_>,
+    band: &mut [BandTargets<'_>],
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
@@ -265,15 +292,82 @@ fn rasterize_band<S: BlockShader, const FMA: bool>(
     prims: &PrimList,
     bin: &[u32],
     y0: u32,
-    band: &mut BandTargets<'_>,
+    band: &mut [BandTargets<'_>],
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
-    for &i in bin {
-        if let Some(p) = prims.prims.get(i as usize) {
-            rasterize_prim::<S, FMA>(prims, p, y0, band, shader, scratch);
+    match band {
+        [single] => {
+            for &i in bin {
+                if let Some(p) = prims.prims.get(i as usize) {
+                    rasterize_prim::<S, FMA>(prims, p, y0, single, shader, scratch);
+                }
+            }
+        }
+        samples => {
+            for &i in bin {
+                if let Some(p) = prims.prims.get(i as usize) {
+                    rasterize_prim_samples::<S, FMA>(prims, p, y0, samples, shader, scratch);
+                }
+            }
         }
     }
+}
+
+/// Calls `f(bx, by)` for every block of `p`'s pixel bounds inside the band starting at row
+/// `y0`, row by row.
+#[inline(always)]
+fn for_each_block(p: &Prim, y0: u32, mut f: impl FnMut(u32, u32)) {
+    let c = &p.coverage;
+    let y_start = (c.min_y.max(y0 as i32) as u32) / BLOCK * BLOCK;
+    let y_end = (c.max_y as u32).min(y0 + BAND_ROWS - 1);
+    let x_start = c.min_x.max(0) as u32 / BLOCK * BLOCK;
+    let x_end = c.max_x.max(0) as u32;
+    let mut by = y_start;
+    while by <= y_end {
+        let mut bx = x_start;
+        while bx <= x_end {
+            f(bx, by);
+            bx += BLOCK;
+        }
+        by += BLOCK;
+    }
+}
+
+/// The lanes of block (`bx`, `by`) inside `p`'s scissor: all of them for a block wholly
+/// inside it (the common case, without looking at lanes).
+#[inline(always)]
+fn scissor_lanes(p: &Prim, bx: u32, by: u32) -> u64 {
+    let [sx0, sy0, sx1, sy1] = p.scissor;
+    let (bxi, byi) = (bx as i32, by as i32);
+    if bxi >= sx0 && byi >= sy0 && bxi + BLOCK as i32 <= sx1 && byi + BLOCK as i32 <= sy1 {
+        return u64::MAX;
+    }
+    let local = |v: i32, o: i32| (v - o).clamp(0, BLOCK as i32) as u32;
+    rect_mask(local(sx0, bxi), local(sy0, byi), local(sx1, bxi), local(sy1, byi))
+}
+
+/// The blocks of one primitive inside a band of a multisampled pass, each shaded with its
+/// coverage at every sample position (no packing: a block is shaded whole).
+#[inline(always)]
+fn rasterize_prim_samples<S: BlockShader, const FMA: bool>(
+    prims: &PrimList,
+    p: &Prim,
+    y0: u32,
+    samples: &mut [BandTargets<'_>],
+    shader: &S,
+    scratch: &mut S::Scratch,
+) {
+    for_each_block(p, y0, |bx, by| {
+        let masks = SAMPLE_OFFSETS.map(|offset| p.coverage.block_mask_at(bx as i32, by as i32, offset));
+        if masks.iter().any(|&m| m != 0) {
+            let inside = scissor_lanes(p, bx, by);
+            let masks = masks.map(|m| m & inside);
+            if masks.iter().any(|&m| m != 0) {
+                shader.shade_samples::<FMA>(scratch, prims, p, bx, by, masks, samples);
+            }
+        }
+    });
 }
 
 /// Walks the blocks of one primitive inside a band and shades the covered ones: blocks with
@@ -290,43 +384,26 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
-    let c = &p.coverage;
-    let y_start = (c.min_y.max(y0 as i32) as u32) / BLOCK * BLOCK;
-    let y_end = (c.max_y as u32).min(y0 + BAND_ROWS - 1);
-    let x_start = c.min_x.max(0) as u32 / BLOCK * BLOCK;
-    let x_end = c.max_x.max(0) as u32;
-    let [sx0, sy0, sx1, sy1] = p.scissor;
     let packs = shader.packs(p);
     let mut pending = Pending { blocks: [(0, 0, 0); QUADS as usize], len: 0, quads: 0 };
-    let mut by = y_start;
-    while by <= y_end {
-        let mut bx = x_start;
-        while bx <= x_end {
-            let mut mask = c.block_mask(bx as i32, by as i32);
-            if mask != 0 {
-                let (bxi, byi) = (bx as i32, by as i32);
-                let inside =
-                    bxi >= sx0 && byi >= sy0 && bxi + BLOCK as i32 <= sx1 && byi + BLOCK as i32 <= sy1;
-                if !inside {
-                    let local = |v: i32, o: i32| (v - o).clamp(0, BLOCK as i32) as u32;
-                    mask &= rect_mask(local(sx0, bxi), local(sy0, byi), local(sx1, bxi), local(sy1, byi));
-                }
-                let quads = if packs && mask != 0 { quad_mask(mask).count_ones() } else { QUADS };
-                if quads <= PACK_QUADS {
-                    if pending.quads + quads > QUADS {
-                        pending.flush::<S, FMA>(shader, scratch, prims, p, band);
-                    }
-                    pending.blocks[pending.len] = (bx, by, mask);
-                    pending.len += 1;
-                    pending.quads += quads;
-                } else if mask != 0 {
-                    shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band);
-                }
-            }
-            bx += BLOCK;
+    for_each_block(p, y0, |bx, by| {
+        let mut mask = p.coverage.block_mask(bx as i32, by as i32);
+        if mask == 0 {
+            return;
         }
-        by += BLOCK;
-    }
+        mask &= scissor_lanes(p, bx, by);
+        let quads = if packs && mask != 0 { quad_mask(mask).count_ones() } else { QUADS };
+        if quads <= PACK_QUADS {
+            if pending.quads + quads > QUADS {
+                pending.flush::<S, FMA>(shader, scratch, prims, p, band);
+            }
+            pending.blocks[pending.len] = (bx, by, mask);
+            pending.len += 1;
+            pending.quads += quads;
+        } else if mask != 0 {
+            shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band);
+        }
+    });
     pending.flush::<S, FMA>(shader, scratch, prims, p, band);
 }
 
@@ -379,6 +456,19 @@ mod tests {
         ) {
             self.calls.lock().unwrap().push((Some(blocks.len()), blocks.to_vec()));
         }
+
+        fn shade_samples<const FMA: bool>(
+            &self,
+            _: &mut (),
+            _: &PrimList,
+            _: &Prim,
+            _: u32,
+            _: u32,
+            _: [u64; 4],
+            _: &mut [BandTargets<'_>],
+        ) {
+            unreachable!("single-sampled bands only")
+        }
     }
 
     fn triangle(v: [(f32, f32); 3]) -> PrimList {
@@ -402,7 +492,7 @@ mod tests {
     fn calls(prims: &PrimList, packs: bool) -> Vec<Call> {
         let shader = Recorder { packs, calls: Mutex::new(Vec::new()) };
         let band = BandTargets { colors: Vec::new(), depth: None };
-        rasterize(prims, vec![(0, band)], &Clears::default(), &shader, false);
+        rasterize(prims, vec![(0, vec![band])], &Clears::default(), &shader, false);
         shader.calls.into_inner().unwrap()
     }
 

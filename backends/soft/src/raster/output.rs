@@ -255,6 +255,40 @@ pub(crate) fn write_texel(
     }
 }
 
+/// Resolves a multisampled plane into `dst`: `src` holds `samples` images of `dst`'s size
+/// one after another (`pitch` bytes per row each), and each texel of `dst` becomes the
+/// average of its samples in linear values (an sRGB format is decoded, averaged and encoded
+/// again, as GPUs resolve). Rows are resolved in parallel.
+pub(crate) fn resolve(
+    format: TextureFormat,
+    src: &[u8],
+    samples: usize,
+    dst: &mut [u8],
+    pitch: usize,
+    encoder: &SrgbEncoder,
+) {
+    use rayon::prelude::*;
+    let texel = format.facts().block_bytes as usize;
+    let image = dst.len();
+    if texel == 0 || pitch == 0 || src.len() < image * samples {
+        return;
+    }
+    let scale = 1.0 / samples as f32;
+    dst.par_chunks_mut(pitch).enumerate().for_each(|(row, out)| {
+        for (x, t) in out.chunks_exact_mut(texel).enumerate() {
+            let at = row * pitch + x * texel;
+            let mut sum = [0.0f32; 4];
+            for s in 0..samples {
+                let v = read_texel(format, &src[s * image + at..s * image + at + texel]);
+                for c in 0..4 {
+                    sum[c] += v[c];
+                }
+            }
+            write_texel(format, t, sum.map(|v| v * scale), ColorWrites::all(), encoder);
+        }
+    });
+}
+
 fn factor(f: BlendFactor, src: &[f32; 4], dst: &[f32; 4], k: &[f32; 4], i: usize) -> f32 {
     f.value(*src, *dst, *k, i)
 }

@@ -84,7 +84,29 @@ impl Edge {
     fn at(&self, x: i64, y: i64) -> i64 {
         self.a * x + self.b * y + self.c
     }
+
+    /// The edge at the point `offset` (in 1/16 pixel) from pixel (`x`, `y`)'s centre: `a`
+    /// and `b` are multiples of [`SUBPIXEL`], so the sixteenths are exact.
+    fn at_offset(&self, x: i64, y: i64, offset: (i64, i64)) -> i64 {
+        self.at(x, y) + (self.a * offset.0 + self.b * offset.1) / 16
+    }
 }
+
+/// Where the samples of a 4× multisampled pixel lie, in 1/16 pixel from its centre: the
+/// standard positions Vulkan, D3D and Metal use ((0.375, 0.125), (0.875, 0.375),
+/// (0.125, 0.625), (0.625, 0.875) of the pixel), so edges resolve as on a GPU.
+pub(crate) const SAMPLE_OFFSETS: [(i64, i64); 4] = [(-2, -6), (6, -2), (-6, 2), (2, 6)];
+
+/// [`SAMPLE_OFFSETS`] in pixels.
+pub(crate) const SAMPLE_OFFSETS_F: [(f32, f32); 4] = {
+    let mut t = [(0.0f32, 0.0f32); 4];
+    let mut i = 0;
+    while i < 4 {
+        t[i] = (SAMPLE_OFFSETS[i].0 as f32 / 16.0, SAMPLE_OFFSETS[i].1 as f32 / 16.0);
+        i += 1;
+    }
+    t
+};
 
 /// `a·x + b·y + c` over pixel-centre coordinates (x + 0.5, y + 0.5).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -186,11 +208,19 @@ pub(crate) fn setup(v: [ScreenVertex; 3], scissor: [i32; 4], ccw_is_front: bool)
 impl Coverage {
     /// The lanes of the 8×8 block at `(bx, by)` whose centres the triangle covers.
     pub(crate) fn block_mask(&self, bx: i32, by: i32) -> u64 {
+        self.block_mask_at(bx, by, (0, 0))
+    }
+
+    /// The lanes of the 8×8 block at `(bx, by)` whose point `offset` (1/16 pixel from the
+    /// centre, one of [`SAMPLE_OFFSETS`] for a multisampled target) the triangle covers.
+    /// The pixel bounds need no widening for samples: they take every pixel whose centre
+    /// lies within half a pixel of the triangle's box, and samples lie within 3/8.
+    pub(crate) fn block_mask_at(&self, bx: i32, by: i32, offset: (i64, i64)) -> u64 {
         let (bx, by) = (i64::from(bx), i64::from(by));
         let n = i64::from(BLOCK - 1);
         let mut full = true;
         for e in &self.edges {
-            let e0 = e.at(bx, by);
+            let e0 = e.at_offset(bx, by, offset);
             // The largest and smallest value over the block's 64 centres.
             let span_x = if e.a > 0 { (e.a * n, 0) } else { (0, e.a * n) };
             let span_y = if e.b > 0 { (e.b * n, 0) } else { (0, e.b * n) };
@@ -206,7 +236,7 @@ impl Coverage {
         }
         let mut mask = u64::MAX;
         for e in &self.edges {
-            let e0 = e.at(bx, by);
+            let e0 = e.at_offset(bx, by, offset);
             let mut m = 0u64;
             for lane in 0..64 {
                 let v = e0 + e.a * i64::from(LANE_X[lane]) + e.b * i64::from(LANE_Y[lane]);

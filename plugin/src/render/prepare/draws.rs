@@ -8,8 +8,8 @@ use std::sync::Arc;
 use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
 use f3d_hal::{
-    CompareFunction, CullMode, GeometryDescriptor, GeometryUsages, GraphicsDevice, ResourceState,
-    TextureFormat, TextureUsages,
+    CompareFunction, CullMode, DeviceFeature, GeometryDescriptor, GeometryUsages, GraphicsDevice,
+    ResourceState, TextureFormat, TextureUsages,
 };
 use f3d_materials::Variant;
 use f3d_render_graph::{RenderGraph, TextureDesc};
@@ -20,6 +20,7 @@ use super::{
     BoundMaterial, DrawItem, PipelineCache, PreparedFrame, RenderImages, RenderMaterials, RenderMeshes,
     ViewResources,
 };
+use crate::camera::Msaa;
 use crate::plugin::{DepthPrepass, RenderDevice, StandardPasses};
 use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
 use crate::render::graph::{FrameGraph, ViewGraph};
@@ -30,6 +31,31 @@ use crate::render::prepare::materials::TextureSource;
 
 /// The depth format of the view.
 pub const DEPTH_FORMAT: TextureFormat = TextureFormat::Depth32Float;
+
+/// Samples per pixel the view draws with: 4 when its [`Msaa`] asks for more than one and the
+/// device can multisample the scene's formats, else 1 (each fallback logged once).
+fn view_samples(device: &dyn GraphicsDevice, msaa: Msaa, hdr: TextureFormat) -> u32 {
+    if msaa == Msaa::Off {
+        return 1;
+    }
+    let backend = device.backend_id();
+    let can = device.features().has(DeviceFeature::MSAA)
+        && device.texture_format_support(hdr).multisample
+        && device.texture_format_support(DEPTH_FORMAT).multisample;
+    if !can {
+        bevy_log::warn_once!(
+            "the {backend} device cannot multisample the scene ({hdr} and {DEPTH_FORMAT}): \
+             a camera's {msaa:?} draws without MSAA"
+        );
+        return 1;
+    }
+    if msaa != Msaa::Sample4 {
+        bevy_log::warn_once!(
+            "a camera asks for {msaa:?}: f3d multisamples with 4 samples, the count its HAL offers"
+        );
+    }
+    4
+}
 
 /// Uploads a batch's material slots when they changed (the whole buffer: they change only
 /// when instances come, go or change material).
@@ -151,6 +177,7 @@ pub fn prepare_frame(
         size,
     );
     let hdr = device.hdr_color_format();
+    let samples = view_samples(device, camera.msaa, hdr);
     let forward = -camera.world_from_view.z_axis.truncate().normalize_or_zero();
     let cam = uniforms.camera_position;
     let shadow_map_size = if passes.shadow { uniforms.shadow_map_size } else { None };
@@ -161,13 +188,17 @@ pub fn prepare_frame(
     let mut shadow = Vec::new();
     let mut depth_prepass = Vec::new();
     let (mut needs_scene_color, mut needs_scene_depth) = (false, false);
+    let reads_depth = instances.batches.iter().any(|b| {
+        !b.entities.is_empty()
+            && materials.tables.get(b.key.table).is_some_and(|t| t.material.needs_scene_depth)
+    });
+    // Multisampled, the prepass draws the single-sampled scene depth materials sample (see
+    // `Msaa`), so it runs exactly when one does.
     let want_prepass = match passes.depth_prepass {
+        _ if samples > 1 => reads_depth,
         DepthPrepass::Always => true,
         DepthPrepass::Never => false,
-        DepthPrepass::Auto => instances.batches.iter().any(|b| {
-            !b.entities.is_empty()
-                && materials.tables.get(b.key.table).is_some_and(|t| t.material.needs_scene_depth)
-        }),
+        DepthPrepass::Auto => reads_depth,
     };
 
     for batch in &instances.batches {
@@ -232,6 +263,7 @@ pub fn prepare_frame(
                 color: Some((hdr, desc.blending.blend_state())),
                 depth: Some((DEPTH_FORMAT, depth_state.write, depth_state.compare.to_hal())),
                 cull,
+                samples,
             };
             let Some(p) = pipelines.material(device, shader, Variant::Color, state) else { continue };
             for slot in 0..batch.entities.len() {
@@ -244,15 +276,18 @@ pub fn prepare_frame(
             color: Some((hdr, None)),
             depth: Some((DEPTH_FORMAT, depth_state.write, depth_state.compare.to_hal())),
             cull,
+            samples,
         };
         let Some(p) = pipelines.material(device, shader, Variant::Color, state) else { continue };
         let d = (translation(batch, 0) - cam).dot(forward) - mesh.radius;
         opaque.push((d, item(p, 0..count)));
         if want_prepass {
+            // Single-sampled when the view is not: it then draws the scene-depth copy.
             let state = RenderState {
                 color: None,
                 depth: Some((DEPTH_FORMAT, true, CompareFunction::LessEqual)),
                 cull,
+                samples: 1,
             };
             if let Some(p) = pipelines.material(device, shader, Variant::DepthOnly, state) {
                 depth_prepass.push(item(p, 0..count));
@@ -263,6 +298,7 @@ pub fn prepare_frame(
                 color: None,
                 depth: Some((DEPTH_FORMAT, true, CompareFunction::LessEqual)),
                 cull: CullMode::None,
+                samples: 1,
             };
             if let Some(p) = pipelines.material(device, shader, Variant::Shadow, state) {
                 shadow.push(item(p, 0..count));
@@ -275,7 +311,7 @@ pub fn prepare_frame(
     let skybox = match env {
         Some(e) if e.skybox && passes.skybox && view_res.has_environment => {
             let module = view_res.skybox_module.clone();
-            pipelines.library(device, &module, ("vs_skybox", "fs_skybox"), hdr, Some(DEPTH_FORMAT))
+            pipelines.library(device, &module, ("vs_skybox", "fs_skybox"), hdr, Some(DEPTH_FORMAT), samples)
         }
         _ => None,
     };
@@ -289,7 +325,7 @@ pub fn prepare_frame(
     let tonemap = output.as_ref().and_then(|out| {
         let module = view_res.tonemap_module.clone();
         let format = out.descriptor().format;
-        let p = pipelines.library(device, &module, ("vs_fullscreen", "fs_tonemap"), format, None)?;
+        let p = pipelines.library(device, &module, ("vs_fullscreen", "fs_tonemap"), format, None, 1)?;
         let mut w = super::uniforms::BlockWriter::new(&view_res.tonemap_layout);
         // Lights and the environment were exposed during extraction.
         w.f32("exposure", 1.0)
@@ -300,6 +336,7 @@ pub fn prepare_frame(
     let prepared = Arc::new(PreparedFrame {
         size,
         hdr_format: hdr,
+        samples,
         view_block: uniforms.view,
         lights_block: uniforms.lights,
         bindings: view_res.bindings.clone(),
@@ -322,15 +359,18 @@ pub fn prepare_frame(
     };
     let mut g = RenderGraph::with_capacity(12, 8);
     let output_id = g.import_texture("output", output.clone(), ResourceState::Undefined);
-    let hdr_id = g.create_texture("scene_color", TextureDesc::relative(1.0, hdr));
-    let depth_id = g.create_texture("depth", TextureDesc::relative(1.0, DEPTH_FORMAT));
+    let scene = |format| TextureDesc { sample_count: samples, ..TextureDesc::relative(1.0, format) };
+    let hdr_id = g.create_texture("scene_color", scene(hdr));
+    let depth_id = g.create_texture("depth", scene(DEPTH_FORMAT));
     let shadow_id = shadow_map_size.map(|s| g.create_texture("shadow_map", TextureDesc::depth(s, s)));
     graph.graph = g;
     graph.view = Some(ViewGraph {
         size,
         frame: prepared,
+        samples,
         hdr: hdr_id,
         hdr_written: false,
+        hdr_resolved: None,
         depth: depth_id,
         depth_written: false,
         shadow_map: shadow_id,

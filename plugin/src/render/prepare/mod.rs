@@ -85,6 +85,8 @@ pub struct PreparedFrame {
     pub size: (u32, u32),
     /// The scene colour's format (the device's HDR format).
     pub hdr_format: f3d_hal::TextureFormat,
+    /// Samples per pixel of the scene colour and depth (1, or 4 with [`Msaa`](crate::camera::Msaa)).
+    pub samples: u32,
     /// The `view` block.
     pub view_block: Vec<u8>,
     /// The `lights` block.

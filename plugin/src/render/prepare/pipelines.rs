@@ -84,6 +84,8 @@ pub struct RenderState {
     pub depth: Option<(TextureFormat, bool, CompareFunction)>,
     /// Culling.
     pub cull: CullMode,
+    /// Samples per pixel of the pass's attachments (1, or 4 with MSAA).
+    pub samples: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -94,8 +96,8 @@ struct MaterialPipelineKey {
     state: RenderState,
 }
 
-/// (fragment entry point, colour format, depth format).
-type LibraryKey = (&'static str, TextureFormat, Option<TextureFormat>);
+/// (fragment entry point, colour format, depth format, samples).
+type LibraryKey = (&'static str, TextureFormat, Option<TextureFormat>, u32);
 
 /// Pipelines made so far.
 #[derive(Resource, Default)]
@@ -153,7 +155,8 @@ impl PipelineCache {
         p
     }
 
-    /// A full-screen library pipeline (`skybox.wgsl`, `tonemap.wgsl`) drawing into `color`.
+    /// A full-screen library pipeline (`skybox.wgsl`, `tonemap.wgsl`) drawing into `color`
+    /// (and testing `depth`) with `samples` per pixel.
     pub fn library(
         &mut self,
         device: &dyn GraphicsDevice,
@@ -161,8 +164,9 @@ impl PipelineCache {
         entry: (&'static str, &'static str),
         color: TextureFormat,
         depth: Option<TextureFormat>,
+        samples: u32,
     ) -> Option<Arc<GpuPipeline>> {
-        let key = (entry.1, color, depth);
+        let key = (entry.1, color, depth, samples);
         if let Some(p) = self.library.get(&key) {
             return p.clone();
         }
@@ -187,7 +191,7 @@ impl PipelineCache {
                     depth_stencil: depth
                         .map(|f| DepthStencilState::depth(f, CompareFunction::LessEqual, false)),
                     color_targets: vec![ColorTargetState::replace(color)],
-                    sample_count: 1,
+                    sample_count: samples,
                     multiview: None,
                 })
                 .map_err(|e| e.to_string())?;
@@ -282,7 +286,7 @@ fn make_material_pipeline(
                 .map(|(format, blend)| ColorTargetState { format, blend, write_mask: ColorWrites::all() })
                 .into_iter()
                 .collect(),
-            sample_count: 1,
+            sample_count: key.state.samples,
             multiview: None,
         })
         .map_err(|e| e.to_string())?;
