@@ -1,10 +1,11 @@
 //! The showcase, live in a window: `cargo run --release --example window --features window
-//! [-- --backend vulkan|wgpu|soft --size 1280x720 --frames N --pipelined]`.
+//! [-- --backend vulkan|wgpu|soft --size 1280x720 --frames N --msaa off|4 --pipelined]`.
 //!
 //! An orbit camera: drag with the left mouse button to orbit, turn the wheel to zoom, Esc
 //! quits (as does closing the window). The window is bevy_window's, the loop bevy_winit's and
 //! the input bevy_input's (`F3dDefaultPlugins`); f3d presents into it on any backend, the soft
-//! rasteriser included. `--frames N` exits after N frames.
+//! rasteriser included. `--frames N` exits after N frames; `--msaa` overrides the showcase's
+//! 4× MSAA.
 
 use f3d::bevy_input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use f3d::f3d_hal::BackendId;
@@ -14,11 +15,12 @@ struct Args {
     backend: Option<String>,
     size: (u32, u32),
     frames: Option<u32>,
+    msaa: Option<Msaa>,
     pipelined: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { backend: None, size: (1280, 720), frames: None, pipelined: false };
+    let mut args = Args { backend: None, size: (1280, 720), frames: None, msaa: None, pipelined: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -39,8 +41,9 @@ fn parse_args() -> Result<Args, String> {
                 );
             }
             "--pipelined" => args.pipelined = true,
+            "--msaa" => args.msaa = Some(f3d_examples::cli::parse_msaa(&value("--msaa")?)?),
             "-h" | "--help" => {
-                println!("window [--backend B] [--size WxH] [--frames N] [--pipelined]");
+                println!("window [--backend B] [--size WxH] [--frames N] [--msaa off|2|4|8] [--pipelined]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -135,32 +138,35 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let exit = App::new()
-        .add_plugins(
-            F3dDefaultPlugins
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "f3d showcase".into(),
-                        resolution: WindowResolution::new(args.size.0, args.size.1),
-                        ..default()
-                    }),
-                    ..default()
-                })
-                .set(F3dRenderPlugin {
-                    backend: args
-                        .backend
-                        .as_deref()
-                        .map_or(BackendChoice::Auto, |b| BackendChoice::Named(BackendId::from_name(b))),
-                    pipelined: args.pipelined,
-                    exit_after_frames: args.frames,
+    let mut app = App::new();
+    app.add_plugins(
+        F3dDefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "f3d showcase".into(),
+                    resolution: WindowResolution::new(args.size.0, args.size.1),
                     ..default()
                 }),
-        )
-        .insert_resource(FrameReport { frames: args.frames, started: None, printed: false })
-        .add_systems(Startup, f3d_examples::showcase)
-        .add_systems(Last, report_frame_time)
-        .add_systems(Update, (add_orbit, orbit_camera, f3d_examples::cli::quit_on_escape).chain())
-        .run();
+                ..default()
+            })
+            .set(F3dRenderPlugin {
+                backend: args
+                    .backend
+                    .as_deref()
+                    .map_or(BackendChoice::Auto, |b| BackendChoice::Named(BackendId::from_name(b))),
+                pipelined: args.pipelined,
+                exit_after_frames: args.frames,
+                ..default()
+            }),
+    )
+    .insert_resource(FrameReport { frames: args.frames, started: None, printed: false })
+    .add_systems(Startup, f3d_examples::showcase)
+    .add_systems(Last, report_frame_time)
+    .add_systems(Update, (add_orbit, orbit_camera, f3d_examples::cli::quit_on_escape).chain());
+    if let Some(msaa) = args.msaa {
+        f3d_examples::cli::add_msaa_override(&mut app, msaa);
+    }
+    let exit = app.run();
     match exit {
         AppExit::Success => std::process::ExitCode::SUCCESS,
         AppExit::Error(_) => std::process::ExitCode::FAILURE,

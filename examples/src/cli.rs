@@ -83,16 +83,7 @@ impl ExampleArgs {
                         .ok_or_else(|| format!("--frames {v}: expected a count from 1 to 100000"))?;
                 }
                 "--pipelined" => args.pipelined = true,
-                "--msaa" => {
-                    let v = value()?;
-                    args.msaa = Some(match v.as_str() {
-                        "off" | "1" => Msaa::Off,
-                        "2" => Msaa::Sample2,
-                        "4" => Msaa::Sample4,
-                        "8" => Msaa::Sample8,
-                        _ => return Err(format!("--msaa {v}: expected off, 2, 4 or 8")),
-                    });
-                }
+                "--msaa" => args.msaa = Some(parse_msaa(&value()?)?),
                 "--verbose" | "-v" => args.verbose = true,
                 "-h" | "--help" => {
                     println!(
@@ -138,19 +129,32 @@ impl ExampleArgs {
         app
     }
 
-    /// With `--msaa`, gives every camera that flag's [`Msaa`] as it appears.
+    /// With `--msaa`, gives every camera that flag's [`Msaa`] ([`add_msaa_override`]).
     pub fn add_msaa_override(&self, app: &mut App) {
         if let Some(msaa) = self.msaa {
-            app.add_systems(
-                PostUpdate,
-                move |mut commands: Commands, cameras: Query<Entity, Added<Camera3d>>| {
-                    for camera in &cameras {
-                        commands.entity(camera).insert(msaa);
-                    }
-                },
-            );
+            add_msaa_override(app, msaa);
         }
     }
+}
+
+/// The value of `--msaa`: `off` (or `1`), `2`, `4` or `8`.
+pub fn parse_msaa(v: &str) -> Result<Msaa, String> {
+    match v {
+        "off" | "1" => Ok(Msaa::Off),
+        "2" => Ok(Msaa::Sample2),
+        "4" => Ok(Msaa::Sample4),
+        "8" => Ok(Msaa::Sample8),
+        _ => Err(format!("--msaa {v}: expected off, 2, 4 or 8")),
+    }
+}
+
+/// Gives every camera `msaa` as it appears, over what the scene gave it.
+pub fn add_msaa_override(app: &mut App, msaa: Msaa) {
+    app.add_systems(PostUpdate, move |mut commands: Commands, cameras: Query<Entity, Added<Camera3d>>| {
+        for camera in &cameras {
+            commands.entity(camera).insert(msaa);
+        }
+    });
 }
 
 /// Prints the error the way every example does and gives the exit code for bad flags.

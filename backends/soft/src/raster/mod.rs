@@ -314,24 +314,20 @@ fn rasterize_band<S: BlockShader, const FMA: bool>(
     }
 }
 
-/// Calls `f(bx, by)` for every block of `p`'s pixel bounds inside the band starting at row
-/// `y0`, row by row.
+/// Every block (x, y) of `p`'s pixel bounds inside the band starting at row `y0`, row by
+/// row. (An iterator, not a function taking a closure: the callers' loop bodies hold the
+/// shading, which must stay inside the AVX2 entry point they are inlined into, and a closure
+/// is a function of its own that LLVM may leave out of line, compiled without AVX2.)
 #[inline(always)]
-fn for_each_block(p: &Prim, y0: u32, mut f: impl FnMut(u32, u32)) {
+fn blocks(p: &Prim, y0: u32) -> impl Iterator<Item = (u32, u32)> {
     let c = &p.coverage;
     let y_start = (c.min_y.max(y0 as i32) as u32) / BLOCK * BLOCK;
     let y_end = (c.max_y as u32).min(y0 + BAND_ROWS - 1);
     let x_start = c.min_x.max(0) as u32 / BLOCK * BLOCK;
     let x_end = c.max_x.max(0) as u32;
-    let mut by = y_start;
-    while by <= y_end {
-        let mut bx = x_start;
-        while bx <= x_end {
-            f(bx, by);
-            bx += BLOCK;
-        }
-        by += BLOCK;
-    }
+    (y_start..=y_end)
+        .step_by(BLOCK as usize)
+        .flat_map(move |by| (x_start..=x_end).step_by(BLOCK as usize).map(move |bx| (bx, by)))
 }
 
 /// The lanes of block (`bx`, `by`) inside `p`'s scissor: all of them for a block wholly
@@ -358,16 +354,17 @@ fn rasterize_prim_samples<S: BlockShader, const FMA: bool>(
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
-    for_each_block(p, y0, |bx, by| {
+    for (bx, by) in blocks(p, y0) {
         let masks = SAMPLE_OFFSETS.map(|offset| p.coverage.block_mask_at(bx as i32, by as i32, offset));
-        if masks.iter().any(|&m| m != 0) {
-            let inside = scissor_lanes(p, bx, by);
-            let masks = masks.map(|m| m & inside);
-            if masks.iter().any(|&m| m != 0) {
-                shader.shade_samples::<FMA>(scratch, prims, p, bx, by, masks, samples);
-            }
+        if masks.iter().all(|&m| m == 0) {
+            continue;
         }
-    });
+        let inside = scissor_lanes(p, bx, by);
+        let masks = masks.map(|m| m & inside);
+        if masks.iter().any(|&m| m != 0) {
+            shader.shade_samples::<FMA>(scratch, prims, p, bx, by, masks, samples);
+        }
+    }
 }
 
 /// Walks the blocks of one primitive inside a band and shades the covered ones: blocks with
@@ -386,10 +383,10 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
 ) {
     let packs = shader.packs(p);
     let mut pending = Pending { blocks: [(0, 0, 0); QUADS as usize], len: 0, quads: 0 };
-    for_each_block(p, y0, |bx, by| {
+    for (bx, by) in blocks(p, y0) {
         let mut mask = p.coverage.block_mask(bx as i32, by as i32);
         if mask == 0 {
-            return;
+            continue;
         }
         mask &= scissor_lanes(p, bx, by);
         let quads = if packs && mask != 0 { quad_mask(mask).count_ones() } else { QUADS };
@@ -403,7 +400,7 @@ fn rasterize_prim<S: BlockShader, const FMA: bool>(
         } else if mask != 0 {
             shader.shade::<FMA>(scratch, prims, p, bx, by, mask, band);
         }
-    });
+    }
     pending.flush::<S, FMA>(shader, scratch, prims, p, band);
 }
 
