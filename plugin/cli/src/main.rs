@@ -67,6 +67,10 @@ enum Command {
         /// Frames to run; the last is written.
         #[arg(long, default_value_t = 1)]
         frames: u32,
+        /// Every camera's MSAA: off, 2, 4 or 8 (the scene's own when left out; the showcase
+        /// uses 4).
+        #[arg(long)]
+        msaa: Option<String>,
         /// List the scenes and exit.
         #[arg(long)]
         list: bool,
@@ -130,20 +134,27 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Conformance { backend, tier, jobs } => conformance(&backend, tier.as_deref(), jobs),
         Command::Material { command } => material(command),
-        Command::Render { scene, out, size, backend, frames, list } => {
+        Command::Render { scene, out, size, backend, frames, msaa, list } => {
             if list {
                 for (name, _) in f3d_examples::SCENES {
                     println!("{name}");
                 }
                 return ExitCode::SUCCESS;
             }
-            render_command(scene, Some(out), &size, backend, frames, None)
+            let msaa = match msaa.as_deref().map(f3d_examples::cli::parse_msaa).transpose() {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            render_command(scene, Some(out), &size, backend, frames, msaa, None)
         }
         Command::Watch { material, out, size, backend, events } => {
             watch::run(watch::WatchJob { material, backend, out, size, events })
         }
         Command::Graph { scene, dot, size, backend } => {
-            render_command(scene, None, &size, backend, 1, Some(dot))
+            render_command(scene, None, &size, backend, 1, None, Some(dot))
         }
     }
 }
@@ -154,13 +165,14 @@ fn render_command(
     size: &str,
     backend: Option<String>,
     frames: u32,
+    msaa: Option<f3d::prelude::Msaa>,
     graph: Option<bool>,
 ) -> ExitCode {
     let Some(size) = f3d_examples::parse_size(size) else {
         eprintln!("error: --size {size}: expected WxH");
         return ExitCode::from(2);
     };
-    let job = render::RenderJob { scene, size, backend, frames, out };
+    let job = render::RenderJob { scene, size, backend, frames, out, msaa };
     match render::run(&job) {
         Ok(result) => {
             match graph {

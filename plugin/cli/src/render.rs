@@ -19,6 +19,8 @@ pub struct RenderJob {
     pub frames: u32,
     /// Where the PNG goes (none: no screenshot).
     pub out: Option<PathBuf>,
+    /// Every camera's MSAA, over the scene's (none: as the scene sets it).
+    pub msaa: Option<Msaa>,
 }
 
 /// What a run produced.
@@ -55,6 +57,9 @@ pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
         })
         .init_resource::<Written>()
         .add_systems(Startup, scene);
+    if let Some(msaa) = job.msaa {
+        f3d_examples::cli::add_msaa_override(&mut app, msaa);
+    }
     let frames = job.frames.max(1);
     let out = job.out.clone();
     app.add_systems(Update, move |mut commands: Commands, mut n: Local<u32>| {
