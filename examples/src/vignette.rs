@@ -101,7 +101,8 @@ fn add_vignette_pass(mut frame_graph: ResMut<FrameGraph>, pipeline: Option<Res<V
     if !view.hdr_written {
         return;
     }
-    let input = view.hdr;
+    // The scene colour to sample: resolved first when the camera has MSAA.
+    let input = view.resolved_hdr(graph);
     let output = graph.create_texture("vignetted", TextureDesc::relative(1.0, pipeline.1));
     let handle = pipeline.0.clone();
     let mut written = output;
@@ -120,5 +121,7 @@ fn add_vignette_pass(mut frame_graph: ResMut<FrameGraph>, pipeline: Option<Res<V
             Ok(())
         }
     });
+    // The scene colour is this single-sampled texture from here on.
     view.hdr = written;
+    view.samples = 1;
 }

@@ -26,7 +26,9 @@ pub struct ViewGraph {
     pub frame: Arc<PreparedFrame>,
     /// Samples per pixel of `hdr` and `depth`: 1, or 4 with [`Msaa`](crate::camera::Msaa).
     /// A pass drawing into them uses pipelines of this many samples; a pass sampling the
-    /// scene colour reads [`resolved_hdr`](Self::resolved_hdr).
+    /// scene colour reads [`resolved_hdr`](Self::resolved_hdr). A post-processing pass that
+    /// replaces `hdr` with a single-sampled texture of its own sets this to 1 (passes after
+    /// it then sample `hdr` as it is; none of them may draw into `depth`).
     pub samples: u32,
     /// Linear HDR scene colour (current version; multisampled when `samples` > 1).
     pub hdr: TextureId,
