@@ -10,13 +10,14 @@ use crate::{Frame, Tolerance, assert_golden_with, compare, golden_path};
 
 /// How far a GPU frame may be from soft's: per-channel 8 (filtering and sRGB rounding of two
 /// rasterisers), on at most 0.5 % of the pixels (edges, where two fill rules and their
-/// fixed-point snapping may pick different pixels). Measured on lavapipe (2026-12): at most
-/// 0.05 % for vulkan and for wgpu.
-pub const AGAINST_SOFT: Tolerance = Tolerance { channel: 8, max_mismatch: 0.005 };
+/// fixed-point snapping may pick different pixels), and no channel anywhere past 64. Measured
+/// on lavapipe (2026-12): at most 0.05 % for vulkan and for wgpu; the largest difference 47
+/// (5 pixels of the showcase's water sparkle), 12 elsewhere.
+pub const AGAINST_SOFT: Tolerance = Tolerance { channel: 8, max_mismatch: 0.005, max_difference: 64 };
 
 /// A GPU backend's goldens: as the soft goldens allow, a little wider per channel (lavapipe
 /// and a GPU driver differ in the last bit of float maths).
-pub const GOLDEN: Tolerance = Tolerance { channel: 3, max_mismatch: 0.005 };
+pub const GOLDEN: Tolerance = Tolerance { channel: 3, max_mismatch: 0.005, max_difference: 32 };
 
 /// Renders each of `scenes` with `render` (which answers `None` when the backend declined to
 /// open: then nothing is checked) and compares it with `tests/goldens/<backend>/<scene>.png`
@@ -51,6 +52,7 @@ pub fn close_to_soft(
         let soft = soft(name);
         let cmp = compare(&frame, &soft, AGAINST_SOFT).unwrap_or_else(|e| panic!("{name}: {e}"));
         let share = cmp.mismatched as f64 / f64::from(frame.width * frame.height);
+        let verdict = cmp.within(AGAINST_SOFT);
         report.push(format!(
             "{backend} {name}: {} pixels ({:.2} %) differ from soft by more than {}, largest difference {}",
             cmp.mismatched,
@@ -58,14 +60,10 @@ pub fn close_to_soft(
             AGAINST_SOFT.channel,
             cmp.max_difference
         ));
-        if share > AGAINST_SOFT.max_mismatch {
+        if let Err(e) = verdict {
             let diff = golden_path(backend, &format!("{name}.soft-diff"));
             let _ = cmp.diff.write_png(&diff);
-            failures.push(format!(
-                "{name}: {:.2} % of pixels differ from soft; diff in {}",
-                share * 100.0,
-                diff.display()
-            ));
+            failures.push(format!("{name} against soft: {e}; diff in {}", diff.display()));
         }
     }
     println!("{}", report.join("\n"));

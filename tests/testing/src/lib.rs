@@ -7,9 +7,12 @@
 //!   [`render_frames`] takes options: pipelined, which frame, the clock step.
 //! * [`assert_golden`] compares with `tests/goldens/<backend>/<name>.png` ([`golden_path`]):
 //!   a pixel matches when every channel differs by at most [`Tolerance::channel`] (2); at
-//!   most [`Tolerance::max_mismatch`] (0.5 %) of the pixels may mismatch. On failure it writes
+//!   most [`Tolerance::max_mismatch`] (0.5 %) of the pixels may mismatch, and no channel
+//!   anywhere may differ by more than [`Tolerance::max_difference`] (32), so a thin crack of
+//!   a few very wrong pixels fails however few they are. On failure it writes
 //!   `<name>.actual.png` and `<name>.diff.png` (mismatches red over a dimmed copy) next to
-//!   the golden. `F3D_BLESS=1` rewrites goldens instead.
+//!   the golden. `F3D_BLESS=1` (exactly that value) rewrites goldens instead, except where
+//!   `CI` is set: CI never blesses, so a red golden there cannot be turned green unseen.
 //! * [`gltf`]: a glTF writer for tests and [`gltf::render_gltf`], which draws a file
 //!   through the `AssetServer`.
 //! * [`gpu`]: the golden and against-soft tests every GPU backend runs; [`xvfb`]: a private X
@@ -205,11 +208,13 @@ pub struct Tolerance {
     pub channel: u8,
     /// Largest fraction of mismatching pixels.
     pub max_mismatch: f64,
+    /// Largest channel difference allowed anywhere, mismatching pixels included.
+    pub max_difference: u8,
 }
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Self { channel: 2, max_mismatch: 0.005 }
+        Self { channel: 2, max_mismatch: 0.005, max_difference: 32 }
     }
 }
 
@@ -222,6 +227,28 @@ pub struct Comparison {
     pub max_difference: u8,
     /// The diff image (mismatches red over a dimmed copy of `actual`).
     pub diff: Frame,
+}
+
+impl Comparison {
+    /// Whether the comparison is within `tolerance`: at most `max_mismatch` of the pixels
+    /// past `channel`, and no channel anywhere past `max_difference`. The error says which.
+    pub fn within(&self, tolerance: Tolerance) -> Result<(), String> {
+        let pixels = (self.diff.width * self.diff.height) as usize;
+        let allowed = (tolerance.max_mismatch * pixels as f64) as usize;
+        if self.mismatched > allowed {
+            return Err(format!(
+                "{} of {pixels} pixels differ by more than {} (at most {allowed} may; largest difference {})",
+                self.mismatched, tolerance.channel, self.max_difference
+            ));
+        }
+        if self.max_difference > tolerance.max_difference {
+            return Err(format!(
+                "a channel differs by {}, past the cap of {} ({} pixels differ by more than {})",
+                self.max_difference, tolerance.max_difference, self.mismatched, tolerance.channel
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Compares `actual` with `expected` (same size required).
@@ -273,10 +300,29 @@ pub fn assert_golden(frame: &Frame, path: impl AsRef<Path>) {
     assert_golden_with(frame, path, Tolerance::default());
 }
 
+/// Whether goldens are to be written rather than compared: `F3D_BLESS` is exactly `1` (any
+/// other value compares), and never where `CI` is set (to anything but empty or `false`),
+/// which is an error: CI compares, a person blesses after looking at the picture.
+pub fn bless_requested(
+    bless: Option<&std::ffi::OsStr>,
+    ci: Option<&std::ffi::OsStr>,
+) -> Result<bool, String> {
+    let bless = bless.is_some_and(|v| v == "1");
+    let on_ci = ci.is_some_and(|v| !v.is_empty() && v != "false");
+    match (bless, on_ci) {
+        (true, true) => Err("F3D_BLESS=1 is refused where CI is set: goldens are blessed on a \
+                             developer's machine, after looking at the new picture"
+            .to_owned()),
+        (bless, _) => Ok(bless),
+    }
+}
+
 /// [`assert_golden`] with another tolerance.
 pub fn assert_golden_with(frame: &Frame, path: impl AsRef<Path>, tolerance: Tolerance) {
     let path = path.as_ref();
-    if std::env::var_os("F3D_BLESS").is_some_and(|v| v == "1") {
+    let bless = bless_requested(std::env::var_os("F3D_BLESS").as_deref(), std::env::var_os("CI").as_deref())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if bless {
         frame.write_png(path).unwrap_or_else(|e| panic!("cannot bless {}: {e}", path.display()));
         return;
     }
@@ -288,18 +334,10 @@ pub fn assert_golden_with(frame: &Frame, path: impl AsRef<Path>, tolerance: Tole
         panic!("{}: {message}; actual written to {}", path.display(), actual.display());
     };
     let cmp = compare(frame, &expected, tolerance).unwrap_or_else(|e| report(e));
-    let allowed = (tolerance.max_mismatch * (frame.width * frame.height) as f64) as usize;
-    if cmp.mismatched > allowed {
+    if let Err(e) = cmp.within(tolerance) {
         let diff = sibling(path, "diff");
         let _ = cmp.diff.write_png(&diff);
-        report(format!(
-            "{} of {} pixels differ by more than {} (at most {allowed} may; largest difference {}); diff in {}",
-            cmp.mismatched,
-            frame.width * frame.height,
-            tolerance.channel,
-            cmp.max_difference,
-            diff.display()
-        ));
+        report(format!("{e}; diff in {}", diff.display()));
     }
 }
 
@@ -319,5 +357,45 @@ mod tests {
         assert!(
             compare(&a, &Frame { width: 1, height: 1, pixels: vec![0; 4] }, Tolerance::default()).is_err()
         );
+    }
+
+    /// A 100x100 grey frame and a copy with `pixels` pixels off by `by` in red.
+    fn cracked(pixels: usize, by: u8) -> (Frame, Frame) {
+        let a = Frame { width: 100, height: 100, pixels: [100, 100, 100, 255].repeat(100 * 100) };
+        let mut b = a.clone();
+        for p in 0..pixels {
+            b.pixels[4 * p * 37] = 100 + by;
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn a_thin_crack_of_large_differences_fails_however_few_its_pixels() {
+        let tolerance = Tolerance::default();
+        // Four pixels are well inside 0.5 % of 10,000, so only the cap can catch them.
+        let (a, b) = cracked(4, 85);
+        let c = compare(&b, &a, tolerance).unwrap();
+        assert_eq!((c.mismatched, c.max_difference), (4, 85));
+        let e = c.within(tolerance).unwrap_err();
+        assert!(e.contains("85") && e.contains("cap"), "{e}");
+        // The same crack, faint, passes; many faint mismatches fail on the count.
+        let (a, b) = cracked(4, 20);
+        assert!(compare(&b, &a, tolerance).unwrap().within(tolerance).is_ok());
+        let (a, b) = cracked(60, 5);
+        assert!(compare(&b, &a, tolerance).unwrap().within(tolerance).unwrap_err().contains("60 of 10000"));
+    }
+
+    #[test]
+    fn only_f3d_bless_1_blesses_and_never_on_ci() {
+        use std::ffi::OsStr;
+        let os = |s: &'static str| Some(OsStr::new(s));
+        assert_eq!(bless_requested(os("1"), None), Ok(true));
+        assert_eq!(bless_requested(os("1"), os("false")), Ok(true));
+        assert_eq!(bless_requested(os("1"), os("")), Ok(true));
+        for other in ["true", "yes", "0", ""] {
+            assert_eq!(bless_requested(os(other), None), Ok(false), "F3D_BLESS={other:?}");
+        }
+        assert_eq!(bless_requested(None, os("true")), Ok(false));
+        assert!(bless_requested(os("1"), os("true")).unwrap_err().contains("CI"));
     }
 }

@@ -826,11 +826,11 @@ fn gpu_against_live_soft(backend: &str) {
             gpu::AGAINST_SOFT.channel,
             cmp.max_difference
         );
-        if share > gpu::AGAINST_SOFT.max_mismatch {
+        if let Err(e) = cmp.within(gpu::AGAINST_SOFT) {
             let diff = dir.join(format!("{scene}.{backend}-diff.png"));
             let _ = cmp.diff.write_png(&diff);
             let _ = frame.write_png(&dir.join(format!("{scene}.{backend}.png")));
-            failures.push(format!("{scene}: {:.2} % differ; diff in {}", share * 100.0, diff.display()));
+            failures.push(format!("{scene}: {e}; diff in {}", diff.display()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
