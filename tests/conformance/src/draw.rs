@@ -219,6 +219,19 @@ pub(crate) fn pipeline_from(
     formats: &[TextureFormat],
     adjust: impl FnOnce(&mut PipelineDescriptor),
 ) -> Result<PipelineHandle, Verdict> {
+    let desc = pipeline_desc_from(device, wgsl, entry, formats, adjust)?;
+    create_pipeline(device, &desc, &desc.label.clone())
+}
+
+/// The descriptor [`pipeline_from`] creates (for checks that expect its creation to be
+/// refused, and how).
+pub(crate) fn pipeline_desc_from(
+    device: &dyn GraphicsDevice,
+    wgsl: &str,
+    entry: (&str, &str),
+    formats: &[TextureFormat],
+    adjust: impl FnOnce(&mut PipelineDescriptor),
+) -> Result<PipelineDescriptor, Verdict> {
     let module = f3d_materials::compile_wgsl("conformance.wgsl", wgsl)
         .map(Arc::new)
         .map_err(|e| Verdict::Failed(format!("a conformance shader does not compile: {e}")))?;
@@ -234,7 +247,19 @@ pub(crate) fn pipeline_from(
         multiview: None,
     };
     adjust(&mut desc);
-    create_pipeline(device, &desc, &desc.label.clone())
+    Ok(desc)
+}
+
+/// The scene pipeline's descriptor ([`scene_pipeline`] without creating it).
+pub(crate) fn scene_pipeline_desc(
+    device: &dyn GraphicsDevice,
+    format: TextureFormat,
+    adjust: impl FnOnce(&mut PipelineDescriptor),
+) -> Result<PipelineDescriptor, Verdict> {
+    pipeline_desc_from(device, SCENE_WGSL, ("vs", "fs"), &[format], |d| {
+        d.vertex_buffers = vec![scene_layout()];
+        adjust(d);
+    })
 }
 
 /// The scene pipeline (vertices of [`V`]) into one target of `format`.

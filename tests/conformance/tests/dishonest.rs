@@ -40,6 +40,9 @@ enum Lie {
     WrongLimitName,
     /// (Over the soft device.) Reads every timestamp back as 0.
     ZeroTimestamps,
+    /// (Over the soft device.) Reports neither wireframe nor the blend constant, and refuses
+    /// their pipelines as invalid descriptors instead of naming the feature.
+    RefusesWithoutNaming,
 }
 
 /// A surface that shows nothing and says it did.
@@ -79,9 +82,10 @@ struct Dishonest {
 impl Dishonest {
     fn new(lie: Lie) -> Self {
         let inner: Box<dyn GraphicsDevice> = match lie {
-            Lie::DrawsRefusedPipelines | Lie::BindingsFollowThePipeline | Lie::ZeroTimestamps => {
-                Box::new(SoftDevice::new("dishonest"))
-            }
+            Lie::DrawsRefusedPipelines
+            | Lie::BindingsFollowThePipeline
+            | Lie::ZeroTimestamps
+            | Lie::RefusesWithoutNaming => Box::new(SoftDevice::new("dishonest")),
             _ => Box::new(NullDevice::new("dishonest")),
         };
         let mut features = inner.features().clone();
@@ -89,6 +93,10 @@ impl Dishonest {
             Lie::ReportsButRefuses => features.insert(DeviceFeature::BLEND_CONSTANT),
             Lie::DoesWithoutReporting => features.remove(DeviceFeature::COPY_TEXTURE),
             Lie::PresentsNothing => features.insert(DeviceFeature::PRESENT),
+            Lie::RefusesWithoutNaming => {
+                features.remove(DeviceFeature::WIREFRAME);
+                features.remove(DeviceFeature::BLEND_CONSTANT);
+            }
             _ => {}
         }
         Self { inner, lie, features, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
@@ -258,6 +266,18 @@ impl GraphicsDevice for Dishonest {
         self.inner.create_shader(desc)
     }
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
+        let constant = desc.color_targets.iter().filter_map(|t| t.blend).any(|b| {
+            [b.color, b.alpha].iter().any(|c| c.src_factor.uses_constant() || c.dst_factor.uses_constant())
+        });
+        if self.lie == Lie::RefusesWithoutNaming
+            && (constant || desc.primitive.polygon_mode == f3d_hal::PolygonMode::Line)
+        {
+            return Err(DeviceError::InvalidDescriptor {
+                operation: "create_pipeline",
+                label: desc.label.clone(),
+                reason: "not today".into(),
+            });
+        }
         let p = self.inner.create_pipeline(desc)?;
         self.pipelines.lock().unwrap().push(p.label());
         Ok(p)
@@ -429,6 +449,13 @@ fn a_limit_refused_by_another_name_is_caught() {
 #[test]
 fn timestamps_that_do_not_move_are_caught() {
     assert_caught(Lie::ZeroTimestamps, Tier::Capabilities, "timestamp_query", "is not later");
+}
+
+#[test]
+fn absent_features_refused_without_their_name_are_caught() {
+    for name in ["wireframe_draws_edges_or_is_refused", "blend_factors", "blend_constant_reaches_the_blend"] {
+        assert_caught(Lie::RefusesWithoutNaming, Tier::Shader, name, "must be refused as Unsupported");
+    }
 }
 
 #[test]
