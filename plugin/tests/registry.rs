@@ -24,9 +24,14 @@ fn a_named_backend_on_a_cpu_adapter_still_opens() {
     for backend in [BackendId::VULKAN, BackendId::WGPU] {
         let mut request = DeviceRequest::new(64, 64);
         request.backend = Some(backend.clone());
-        // Where it opens at all (no Vulkan driver: it declines), naming it gets it.
-        if let Ok(device) = registry.open(&request) {
-            assert_eq!(device.backend_id(), backend);
+        // Where it opens at all (no Vulkan driver: it declines), naming it gets it; a backend
+        // CI requires (`F3D_REQUIRE_BACKENDS`) must open.
+        match registry.open(&request) {
+            Ok(device) => assert_eq!(device.backend_id(), backend),
+            Err(e) => assert!(
+                !f3d_conformance::backend_required(&backend),
+                "F3D_REQUIRE_BACKENDS names {backend}, but naming it did not open it: {e}"
+            ),
         }
     }
 }

@@ -15,11 +15,13 @@
 //!   `CI` is set: CI never blesses, so a red golden there cannot be turned green unseen.
 //! * [`gltf`]: a glTF writer for tests and [`gltf::render_gltf`], which draws a file
 //!   through the `AssetServer`.
-//! * [`gpu`]: the golden and against-soft tests every GPU backend runs; [`xvfb`]: a private X
+//! * [`gpu`]: the golden and against-soft tests every GPU backend runs; [`materials`]: example
+//!   materials drawn with stand-in bindings, compared with soft; [`xvfb`]: a private X
 //!   server for window tests.
 
 pub mod gltf;
 pub mod gpu;
+pub mod materials;
 pub mod xvfb;
 
 use std::path::{Path, PathBuf};
