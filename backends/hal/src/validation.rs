@@ -1,12 +1,24 @@
 //! The validation layer: a device wrapper that checks what backends may not.
 //!
 //! [`ValidatingDevice`] wraps any device (on with [`DeviceRequest::validation`](crate::DeviceRequest)
-//! or `F3D_VALIDATION=1`) and refuses misuse with a typed [`ValidationError`] before the
-//! backend sees it: handles of another device, usages a texture was not created with, draws
-//! without a pipeline, draws missing a binding or a vertex buffer the pipeline declares, and
-//! pipelines whose target formats disagree with the pass's attachments. It costs a few
-//! checks per call and is meant for development and tests, like LuisaCompute's validation
-//! device or the Vulkan layers.
+//! or `F3D_VALIDATION=1`) and refuses misuse before the backend sees it, so a backend that
+//! forgets a rule of the contract cannot let it through:
+//!
+//! * the contract's own rules, in the contract's own errors (the errors the conformance suite
+//!   expects: `Unsupported` naming the feature, `LimitExceeded` naming the limit,
+//!   `MissingUsage`, `InvalidDescriptor`), checked against what the wrapped device reports —
+//!   descriptors of textures, geometry, pipelines and passes through the shared checks of
+//!   [`crate::backend`], every usage a texture asks for against the device's
+//!   [`FormatSupport`] for its format, the usages each operation needs, instanced draws
+//!   without instancing;
+//! * misuse the contract has no error of its own for, as a typed [`ValidationError`]:
+//!   handles of another device, draws without a pipeline, draws missing a binding or a vertex
+//!   buffer the pipeline declares, and pipelines whose targets (colour formats, depth format
+//!   — present or absent — and samples) disagree with the pass's attachments.
+//!
+//! The conformance suite runs through it on every backend (`conformance_validated`) and
+//! must give the same answers as without it. It costs a few checks per call and is meant for
+//! development and tests, like LuisaCompute's validation device or the Vulkan layers.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -32,16 +44,6 @@ pub enum ValidationError {
         operation: &'static str,
         /// The handle's label.
         handle: String,
-    },
-    /// A texture used in a way its usage flags do not allow.
-    #[error("{operation}: {label} lacks usage {usage}")]
-    MissingUsage {
-        /// The operation.
-        operation: &'static str,
-        /// The texture's label.
-        label: String,
-        /// The missing flag.
-        usage: &'static str,
     },
     /// A draw with no pipeline set.
     #[error("{operation} in pass {pass}: no pipeline is set")]
@@ -126,8 +128,31 @@ fn usage(
     if t.descriptor().usage.contains(needed) {
         Ok(())
     } else {
-        Err(ValidationError::MissingUsage { operation, label: t.label(), usage: name }.into())
+        Err(DeviceError::MissingUsage { operation, label: t.label(), usage: name })
     }
+}
+
+/// A texture against what the device says its format supports: it must be creatable, and
+/// renderable or multisampled only where the device says so (the shared descriptor check
+/// knows the format's facts, not the device's answer). `SAMPLED` is a usage, not a draw: a
+/// device that runs no shaders (null) still makes sampled textures, and sampling itself is
+/// checked where a texture is bound.
+fn format_allows(desc: &TextureDescriptor, support: FormatSupport) -> Result<(), DeviceError> {
+    let refuse = |what: &str| DeviceError::InvalidDescriptor {
+        operation: "create_texture",
+        label: desc.label.clone(),
+        reason: format!("the device does not support {} {what}", desc.format),
+    };
+    if !support.create {
+        return Err(refuse("textures"));
+    }
+    if desc.usage.contains(TextureUsages::RENDER_ATTACHMENT) && !support.renderable {
+        return Err(refuse("as a render attachment"));
+    }
+    if desc.sample_count > 1 && !support.multisample {
+        return Err(refuse("multisampled"));
+    }
+    Ok(())
 }
 
 impl GraphicsDevice for ValidatingDevice {
@@ -165,6 +190,9 @@ impl GraphicsDevice for ValidatingDevice {
         self.inner.texture_format_support(format)
     }
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
+        let backend = self.inner.backend_id();
+        crate::backend::check_texture_descriptor(desc, self.features(), self.limits(), &backend)?;
+        format_allows(desc, self.inner.texture_format_support(desc.format))?;
         self.inner.create_texture(desc)
     }
     fn write_texture(
@@ -175,6 +203,7 @@ impl GraphicsDevice for ValidatingDevice {
     ) -> Result<(), DeviceError> {
         owned!(self.inner.owner(), "write_texture", texture);
         usage("write_texture", texture, TextureUsages::COPY_DST, "COPY_DST")?;
+        crate::backend::check_write_texture(texture.descriptor(), &region, data.len())?;
         self.inner.write_texture(texture, region, data)
     }
     fn create_geometry(
@@ -182,6 +211,8 @@ impl GraphicsDevice for ValidatingDevice {
         desc: &GeometryDescriptor,
         data: Option<&[u8]>,
     ) -> Result<GeometryBuffer, DeviceError> {
+        let backend = self.inner.backend_id();
+        crate::backend::check_geometry_descriptor(desc, data, self.features(), self.limits(), &backend)?;
         self.inner.create_geometry(desc, data)
     }
     fn write_geometry(&self, buffer: &GeometryBuffer, offset: u64, data: &[u8]) -> Result<(), DeviceError> {
@@ -199,6 +230,8 @@ impl GraphicsDevice for ValidatingDevice {
         if let Some(f) = &desc.fragment {
             owned!(self.inner.owner(), "create_pipeline", f);
         }
+        let backend = self.inner.backend_id();
+        crate::backend::check_pipeline_descriptor(desc, self.features(), self.limits(), &backend)?;
         self.inner.create_pipeline(desc)
     }
     fn begin_frame(&self) -> Result<(), DeviceError> {
@@ -217,10 +250,13 @@ impl GraphicsDevice for ValidatingDevice {
             owned!(self.inner.owner(), OP, d.view.texture);
             usage(OP, &d.view.texture, TextureUsages::RENDER_ATTACHMENT, "RENDER_ATTACHMENT")?;
         }
+        let backend = self.inner.backend_id();
+        crate::backend::check_render_pass(desc, self.features(), self.limits(), &backend)?;
         let inner = self.inner.begin_render_pass(desc)?;
         Ok(Box::new(ValidatingEncoder {
             inner,
             owner: self.inner.owner(),
+            features: self.inner.features().clone(),
             pass: desc.label.clone(),
             color_formats: desc
                 .color_attachments
@@ -321,6 +357,7 @@ impl GraphicsDevice for ValidatingDevice {
 struct ValidatingEncoder<'a> {
     inner: Box<dyn CommandEncoder + 'a>,
     owner: &'a DeviceOwner,
+    features: DeviceFeatures,
     pass: String,
     color_formats: Vec<TextureFormat>,
     depth_format: Option<TextureFormat>,
@@ -343,8 +380,10 @@ impl ValidatingEncoder<'_> {
         if targets != self.color_formats {
             return Err(mismatch(format!("writes {targets:?}, the pass has {:?}", self.color_formats)));
         }
+        // Absent on one side and present on the other disagrees too: a pipeline without depth
+        // state in a pass with a depth attachment (or the reverse).
         let depth = desc.depth_stencil.map(|d| d.format);
-        if depth.is_some() && depth != self.depth_format {
+        if depth != self.depth_format {
             return Err(mismatch(format!("tests depth {depth:?}, the pass has {:?}", self.depth_format)));
         }
         if self.samples.is_some_and(|s| s != desc.sample_count) {
@@ -464,6 +503,7 @@ impl PassEncoder for ValidatingEncoder<'_> {
     }
     fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
         self.check_draw("draw")?;
+        crate::backend::check_instances(&instances, &self.features, &self.inner.backend())?;
         self.inner.draw(vertices, instances)
     }
     fn draw_indexed(
@@ -473,6 +513,7 @@ impl PassEncoder for ValidatingEncoder<'_> {
         instances: Range<u32>,
     ) -> Result<(), DeviceError> {
         self.check_draw("draw_indexed")?;
+        crate::backend::check_instances(&instances, &self.features, &self.inner.backend())?;
         if !self.index_buffer {
             return Err(ValidationError::MissingIndexBuffer { pass: self.pass.clone() }.into());
         }

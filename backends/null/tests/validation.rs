@@ -73,8 +73,10 @@ fn foreign_handle_is_a_validation_error() {
     );
 }
 
+/// A missing usage is the contract's own error (`DeviceError::MissingUsage`, what the
+/// conformance suite expects), not a validation error of another shape.
 #[test]
-fn missing_usage_is_a_validation_error() {
+fn missing_usage_is_the_contracts_error() {
     let v = validated();
     let t = v
         .create_texture(
@@ -83,21 +85,12 @@ fn missing_usage_is_a_validation_error() {
         )
         .unwrap();
     let err = v.write_texture(&t, TextureRegion::rect(0, 0, 1, 1), &[0; 4]).unwrap_err();
-    assert!(
-        matches!(err, DeviceError::Validation(ValidationError::MissingUsage { usage: "COPY_DST", .. })),
-        "{err}"
-    );
+    assert!(matches!(err, DeviceError::MissingUsage { usage: "COPY_DST", .. }), "{err}");
     let err = v
         .begin_render_pass(&RenderPassDescriptor::color("p", ColorAttachment::clear(&t, Color::RED)))
         .err()
         .unwrap();
-    assert!(
-        matches!(
-            err,
-            DeviceError::Validation(ValidationError::MissingUsage { usage: "RENDER_ATTACHMENT", .. })
-        ),
-        "{err}"
-    );
+    assert!(matches!(err, DeviceError::MissingUsage { usage: "RENDER_ATTACHMENT", .. }), "{err}");
 }
 
 #[test]
@@ -144,4 +137,43 @@ fn pipeline_targets_must_match_the_pass() {
         .unwrap();
     let err = pass.set_pipeline(&p).unwrap_err();
     assert!(matches!(err, DeviceError::Validation(ValidationError::AttachmentMismatch { .. })), "{err}");
+}
+
+/// A pipeline without depth state in a pass with a depth attachment disagrees with it (wgpu
+/// and Vulkan's dynamic rendering both require the formats to match); it was let through.
+#[test]
+fn a_depthless_pipeline_in_a_depth_pass_is_refused() {
+    let v = validated();
+    let t = target(&v);
+    let depth =
+        v.create_texture(&TextureDescriptor::new_2d("depth", 4, 4, TextureFormat::Depth32Float)).unwrap();
+    let p = pipeline(&v, TextureFormat::Rgba8Unorm);
+    let desc = RenderPassDescriptor {
+        depth_stencil_attachment: Some(f3d_hal::DepthStencilAttachment::clear(&depth, 1.0)),
+        ..RenderPassDescriptor::color("p", ColorAttachment::clear(&t, Color::RED))
+    };
+    let mut pass = v.begin_render_pass(&desc).unwrap();
+    let err = pass.set_pipeline(&p).unwrap_err();
+    assert!(
+        matches!(&err, DeviceError::Validation(ValidationError::AttachmentMismatch { reason, .. }) if reason.contains("depth")),
+        "{err}"
+    );
+}
+
+/// The layer holds the contract itself: a texture the device cannot render to, or a draw of
+/// several instances on a device without instancing, is refused in the contract's terms
+/// whatever the wrapped backend would have done.
+#[test]
+fn the_contracts_rules_hold_through_the_layer() {
+    let v = validated();
+    // The null device makes no multisampled textures (it does not report MSAA).
+    let err = v
+        .create_texture(&TextureDescriptor::new_2d("ms", 4, 4, TextureFormat::Rgba8Unorm).with_samples(4))
+        .unwrap_err();
+    assert!(matches!(err, DeviceError::Unsupported { feature: f3d_hal::DeviceFeature::MSAA, .. }), "{err}");
+    // Past a limit: named by the limit.
+    let err = v
+        .create_texture(&TextureDescriptor::new_2d("huge", 1 << 20, 4, TextureFormat::Rgba8Unorm))
+        .unwrap_err();
+    assert!(matches!(err, DeviceError::LimitExceeded { limit: "max_texture_dimension_2d", .. }), "{err}");
 }

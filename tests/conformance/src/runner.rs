@@ -361,3 +361,13 @@ fn libtest_main(backend: BackendId, factory: &Factory, force_threads: Option<usi
     println!("{}", report.summary_line());
     std::process::exit(if failures.is_empty() { 0 } else { 101 })
 }
+
+/// `factory`'s devices wrapped in the validation layer ([`f3d_hal::ValidatingDevice`]): a
+/// backend's `conformance_validated` test runs the suite through it, and every check must
+/// answer as without it — the layer refuses what the contract refuses, in its terms, and
+/// nothing else.
+pub fn through_validation(
+    factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
+) -> impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static {
+    move || factory().map(|d| Arc::new(f3d_hal::ValidatingDevice::new(d)) as Arc<dyn GraphicsDevice>)
+}

@@ -43,6 +43,9 @@ enum Lie {
     /// (Over the soft device.) Reports neither wireframe nor the blend constant, and refuses
     /// their pipelines as invalid descriptors instead of naming the feature.
     RefusesWithoutNaming,
+    /// (Over the soft device.) Does not report wireframe, and makes wireframe pipelines
+    /// anyway (a backend that forgot the shared pipeline check).
+    ForgetsTheRules,
 }
 
 /// A surface that shows nothing and says it did.
@@ -85,7 +88,8 @@ impl Dishonest {
             Lie::DrawsRefusedPipelines
             | Lie::BindingsFollowThePipeline
             | Lie::ZeroTimestamps
-            | Lie::RefusesWithoutNaming => Box::new(SoftDevice::new("dishonest")),
+            | Lie::RefusesWithoutNaming
+            | Lie::ForgetsTheRules => Box::new(SoftDevice::new("dishonest")),
             _ => Box::new(NullDevice::new("dishonest")),
         };
         let mut features = inner.features().clone();
@@ -97,6 +101,7 @@ impl Dishonest {
                 features.remove(DeviceFeature::WIREFRAME);
                 features.remove(DeviceFeature::BLEND_CONSTANT);
             }
+            Lie::ForgetsTheRules => features.remove(DeviceFeature::WIREFRAME),
             _ => {}
         }
         Self { inner, lie, features, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
@@ -456,6 +461,22 @@ fn absent_features_refused_without_their_name_are_caught() {
     for name in ["wireframe_draws_edges_or_is_refused", "blend_factors", "blend_constant_reaches_the_blend"] {
         assert_caught(Lie::RefusesWithoutNaming, Tier::Shader, name, "must be refused as Unsupported");
     }
+}
+
+/// The validation layer holds the contract's rules itself: over a device that forgot to
+/// refuse a wireframe pipeline it does not report, the suite's check fails on the device
+/// alone and passes through the layer, which refuses it naming the feature.
+#[test]
+fn the_validation_layer_refuses_what_a_forgetful_device_lets_through() {
+    let name = "wireframe_draws_edges_or_is_refused";
+    let (alone, _) = judge(Lie::ForgetsTheRules, Tier::Shader, name);
+    assert!(matches!(alone, Outcome::Failed(_)), "the forgetful device alone gave {alone:?}");
+    let check = all_checks().into_iter().find(|c| c.name == name).expect("the check exists");
+    let validated = run_check(&check, &BackendId::SOFT, &|| {
+        let inner = Arc::new(Dishonest::new(Lie::ForgetsTheRules)) as Arc<dyn GraphicsDevice>;
+        Ok(Arc::new(f3d_hal::ValidatingDevice::new(inner)) as Arc<dyn GraphicsDevice>)
+    });
+    assert_eq!(validated, Outcome::Passed, "through the validation layer");
 }
 
 #[test]
