@@ -20,6 +20,7 @@
 //!   helpers alone, so a helper bug cannot cancel itself out.
 
 mod capabilities;
+mod contract;
 mod core;
 pub mod declines;
 mod draw;
@@ -138,6 +139,7 @@ impl fmt::Debug for Check {
 pub fn all_checks() -> Vec<Check> {
     let mut all = Vec::new();
     all.extend(core::checks());
+    all.extend(contract::checks());
     all.extend(capabilities::checks());
     all.extend(lifecycle::checks());
     all.extend(shader::checks());

@@ -3,9 +3,11 @@
 //! pipeline at draw time (the null backend refuses all) declines with its reason.
 
 mod blend;
+mod formats;
 mod fuzz;
 mod passes;
 mod primitives;
+mod raster;
 mod textures;
 
 use crate::{Check, CheckFn, Tier};
@@ -23,6 +25,8 @@ pub(crate) fn checks() -> Vec<Check> {
         .chain(primitives::CHECKS)
         .chain(textures::CHECKS)
         .chain(blend::CHECKS)
+        .chain(raster::CHECKS)
+        .chain(formats::CHECKS)
         .chain(fuzz::CHECKS)
     {
         all.push(Check { tier: Tier::Shader, name, run: CheckFn::Device(*f) });
