@@ -217,6 +217,30 @@ impl<D> HandleInner<D> {
     }
 }
 
+/// Whether a handle is still alive ([`TextureHandle::watch`] and the other handles' `watch`).
+pub struct HandleWatch {
+    label: String,
+    alive: Box<dyn Fn() -> bool + Send + Sync>,
+}
+
+impl HandleWatch {
+    /// Whether some clone of the handle is still alive.
+    pub fn is_alive(&self) -> bool {
+        (self.alive)()
+    }
+
+    /// The handle's label.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl fmt::Debug for HandleWatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HandleWatch({:?}, alive: {})", self.label, self.is_alive())
+    }
+}
+
 macro_rules! handle {
     ($(#[$doc:meta])* $name:ident, $desc:ty, $label:expr) => {
         $(#[$doc])*
@@ -258,6 +282,21 @@ macro_rules! handle {
             /// Whether `device` made this handle.
             pub fn is_owned_by(&self, device: &DeviceOwner) -> bool {
                 device.owns(&self.0.owner)
+            }
+
+            /// How many clones of this handle are alive, this one and the device's own
+            /// included (for tests and leak hunting).
+            pub fn clone_count(&self) -> usize {
+                Arc::strong_count(&self.0)
+            }
+
+            /// A watch on this handle that says whether any clone of it is still alive
+            /// anywhere — the device's own included — without keeping it alive. Its payload,
+            /// which releases the resource, is dropped with the last clone, so tests use this
+            /// to see a release without taking the device's word for it (its live counter).
+            pub fn watch(&self) -> HandleWatch {
+                let weak = Arc::downgrade(&self.0);
+                HandleWatch { label: self.label(), alive: Box::new(move || weak.strong_count() > 0) }
             }
 
             pub(crate) fn wrap(

@@ -120,8 +120,8 @@ pub use geometry::{
     VertexStepMode,
 };
 pub use handle::{
-    DeviceOwner, GeometryBuffer, LossReason, OwnerLink, PipelineHandle, PipelineInfo, QuerySetDescriptor,
-    QuerySetHandle, SamplerHandle, ShaderHandle, TextureHandle,
+    DeviceOwner, GeometryBuffer, HandleWatch, LossReason, OwnerLink, PipelineHandle, PipelineInfo,
+    QuerySetDescriptor, QuerySetHandle, SamplerHandle, ShaderHandle, TextureHandle,
 };
 pub use memory::{MemoryKind, MemoryReport};
 pub use pass::{

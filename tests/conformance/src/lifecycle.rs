@@ -29,6 +29,9 @@ pub(crate) fn checks() -> Vec<Check> {
 
 fn handles_release_on_drop(device: &dyn GraphicsDevice) -> CheckResult {
     let before = device.live_resources();
+    // Watches on every handle: whether any clone survives (in the device or anywhere), seen
+    // without the device's word — its live counter could lie.
+    let mut watches = Vec::new();
     {
         let t = rgba8(device, 4, 4)?;
         let t2 = t.clone();
@@ -37,6 +40,10 @@ fn handles_release_on_drop(device: &dyn GraphicsDevice) -> CheckResult {
         let pipeline =
             device.create_pipeline(&probe_pipeline_desc(device, "fs_color", TextureFormat::Rgba8Unorm)?);
         clear(device, &t, Color::RED)?;
+        watches.extend([t.watch(), g.watch(), s.watch()]);
+        if let Ok(p) = &pipeline {
+            watches.push(p.watch());
+        }
         let during = device.live_resources();
         // Texture, buffer, sampler, two shaders and a pipeline (when the device makes them).
         let expected = 3 + if pipeline.is_ok() { 3 } else { 0 };
@@ -54,6 +61,9 @@ fn handles_release_on_drop(device: &dyn GraphicsDevice) -> CheckResult {
         after == before,
         "{after} live resources after every handle dropped, {before} before: something leaked"
     );
+    for w in &watches {
+        ensure!(!w.is_alive(), "after every handle was dropped, the device keeps a clone of {}", w.label());
+    }
     Ok(())
 }
 

@@ -30,6 +30,8 @@ enum Lie {
     RowsBottomUp,
     /// Keeps every texture it makes alive.
     LeaksHandles,
+    /// Keeps every texture it makes alive, and its live counter does not count them.
+    LeaksAndHidesIt,
     /// (Over the soft device.) Lists every pipeline as refused, and draws it anyway.
     DrawsRefusedPipelines,
     /// (Over the soft device.) Rebinds uniform blocks after `set_pipeline`.
@@ -241,7 +243,7 @@ impl GraphicsDevice for Dishonest {
             }
             other => other?,
         };
-        if self.lie == Lie::LeaksHandles {
+        if matches!(self.lie, Lie::LeaksHandles | Lie::LeaksAndHidesIt) {
             self.kept.lock().unwrap().push(t.clone());
         }
         Ok(t)
@@ -318,7 +320,16 @@ impl GraphicsDevice for Dishonest {
         }))
     }
     fn live_resources(&self) -> usize {
-        self.inner.live_resources()
+        let kept = self.kept.lock().unwrap().len();
+        let live = self.inner.live_resources();
+        if self.lie != Lie::LeaksAndHidesIt {
+            return live;
+        }
+        // Not counted: the kept textures nobody else holds any more (what a release would
+        // have freed), so the counter looks as if they were.
+        let hidden = self.kept.lock().unwrap().iter().filter(|t| t.clone_count() == 1).count();
+        let _ = kept;
+        live.saturating_sub(hidden)
     }
     fn memory_report(&self) -> f3d_hal::MemoryReport {
         self.inner.memory_report()
@@ -424,6 +435,13 @@ fn rows_read_bottom_up_are_caught() {
 #[test]
 fn leaked_handles_are_caught() {
     assert_caught(Lie::LeaksHandles, Tier::Lifecycle, "handles_release_on_drop", "leaked");
+}
+
+/// A device whose live counter hides what it leaks: the check sees the leak through the
+/// handles themselves (`watch`), not through the counter.
+#[test]
+fn leaks_hidden_from_the_live_counter_are_caught() {
+    assert_caught(Lie::LeaksAndHidesIt, Tier::Lifecycle, "handles_release_on_drop", "keeps a clone of");
 }
 
 #[test]
