@@ -378,9 +378,12 @@ impl ColorOps<'_> {
         let size = target.format.facts().block_bytes as usize;
         let format = target.format;
         if self.replaces() && format == TextureFormat::Rgba16Float {
+            // The block's texels inside the target on each row: 8, or fewer in the last block
+            // of a target whose width is not a multiple of 8.
+            let texels = (target.pitch / 8).saturating_sub(bx as usize).min(8);
             for row in 0..8u32 {
                 let start = (by + row - target.y0) as usize * target.pitch + bx as usize * 8;
-                let Some(px) = target.bytes.get_mut(start..start + 64) else { continue };
+                let Some(px) = target.bytes.get_mut(start..start + texels * 8) else { continue };
                 for (x, texel) in px.chunks_exact_mut(8).enumerate() {
                     let lane = LANE_OF[row as usize * 8 + x];
                     if mask >> lane & 1 == 1 {
