@@ -16,7 +16,7 @@ use f3d_hal::{ShaderStage, ValidatedModule, naga};
 use crate::compose::{ComposedSource, SourceKind, Variant, compose_material};
 use crate::format::{LoadedMaterial, read_material};
 use crate::layout::{BlockLayout, MaterialLayout, uniform_blocks};
-use crate::{MaterialError, reflect};
+use crate::{MaterialError, nesting, reflect};
 
 /// What compilation needs besides the material: the project folders `#include` searches, and
 /// where the model matrix comes from.
@@ -159,8 +159,21 @@ fn defines_function(text: &str, name: &str) -> bool {
     })
 }
 
-/// Parses and validates a composed module; naga's errors located in the user's files.
+/// Parses and validates a composed module (measured first, then on naga's own stack, see
+/// [`nesting`]); naga's errors located in the user's files.
 pub(crate) fn validate_composed(
+    source: &ComposedSource,
+    fallback: &crate::source::Location,
+) -> Result<ValidatedModule, MaterialError> {
+    let text = source.text();
+    if let Some(e) = nesting::excess(text, true) {
+        let at = source.location(e.offset, 1).unwrap_or_else(|| fallback.clone());
+        return Err(MaterialError::TooMany { at, what: e.what, count: e.count, limit: e.limit });
+    }
+    nesting::with_stack(|| parse_and_validate(source, fallback))
+}
+
+fn parse_and_validate(
     source: &ComposedSource,
     fallback: &crate::source::Location,
 ) -> Result<ValidatedModule, MaterialError> {

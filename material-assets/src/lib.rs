@@ -23,7 +23,9 @@
 //!   (`path:line:col` and the line's text); naga's spans in inline `fragment`/`vertex`
 //!   strings are mapped back through the string's escapes into the `.ron`.
 //!   [`MaterialError::diagnostic`] renders them as rustc does. No input panics or hangs: files
-//!   are capped at [`format::MAX_FILE_SIZE`], RON nesting at 32, parameters at
+//!   are capped at [`format::MAX_FILE_SIZE`], RON nesting at 32, shader code nesting and
+//!   declarations at [`nesting::MAX_NESTING`] and [`nesting::MAX_DECLARATIONS`] (naga runs on a
+//!   stack sized for them, [`nesting`]), parameters at
 //!   [`format::MAX_PARAMETERS`], and the parameter block at `DeviceLimits::GUARANTEED`'s
 //!   `max_uniform_block_size`.
 //! * **Hot reload.** [`MaterialStore`] holds materials by file at their last good version,
@@ -105,6 +107,7 @@ mod error;
 pub mod format;
 pub mod layout;
 pub mod library;
+pub mod nesting;
 pub mod noise;
 mod params;
 pub mod reflect;

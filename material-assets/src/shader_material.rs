@@ -18,7 +18,7 @@ use crate::compile::error_chain;
 use crate::compose::ComposedSource;
 use crate::layout::{BlockLayout, uniform_blocks};
 use crate::source::SourceText;
-use crate::{MaterialError, reflect};
+use crate::{MaterialError, nesting, reflect};
 
 /// The language of a [`ShaderMaterial`]'s source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,6 +43,12 @@ impl ShaderMaterial {
     /// (a path for files).
     pub fn from_wgsl(label: &str, source: &str) -> Result<Self, MaterialError> {
         let file = SourceText::new(label, source);
+        too_deep(&file, true)?;
+        nesting::with_stack(|| Self::wgsl_on_stack(label, &file))
+    }
+
+    fn wgsl_on_stack(label: &str, file: &SourceText) -> Result<Self, MaterialError> {
+        let source = file.text();
         let module = naga::front::wgsl::parse_str(source).map_err(|e| {
             let (at, notes) = match e.labels().next() {
                 Some((span, l)) => (
@@ -56,13 +62,18 @@ impl ShaderMaterial {
             };
             MaterialError::Shader { at, message: e.message().to_owned(), notes }
         })?;
-        Self::finish(label, &file, module, None)
+        Self::finish(label, file, module, None)
     }
 
     /// Compiles Vulkan GLSL 450 (a fragment shader; see the module docs for samplers).
     pub fn from_glsl(label: &str, source: &str) -> Result<Self, MaterialError> {
         let file = SourceText::new(label, source);
-        let rewritten = split_combined_samplers(&file);
+        too_deep(&file, false)?;
+        nesting::with_stack(|| Self::glsl_on_stack(label, &file))
+    }
+
+    fn glsl_on_stack(label: &str, file: &SourceText) -> Result<Self, MaterialError> {
+        let rewritten = split_combined_samplers(file);
         let mut frontend = naga::front::glsl::Frontend::default();
         let options = naga::front::glsl::Options::from(naga::ShaderStage::Fragment);
         let module = frontend.parse(&options, rewritten.text()).map_err(|errors| {
@@ -79,7 +90,7 @@ impl ShaderMaterial {
                 notes: located.map(|(at, m)| format!("{at}: {m}")).collect(),
             }
         })?;
-        Self::finish(label, &file, module, Some(&rewritten))
+        Self::finish(label, file, module, Some(&rewritten))
     }
 
     /// Reads a `.wgsl`, `.glsl` or `.frag` file.
@@ -154,6 +165,19 @@ impl ShaderMaterial {
     /// The bindings the fragment stage uses.
     pub fn bindings(&self) -> Result<Vec<BindingInfo>, reflect::ReflectError> {
         reflect::stage_bindings(&self.module, ShaderStage::Fragment, &self.entry_point)
+    }
+}
+
+/// Refuses code that nests too deep for naga (see [`nesting`]), at the place it does.
+fn too_deep(file: &SourceText, nested_comments: bool) -> Result<(), MaterialError> {
+    match nesting::excess(file.text(), nested_comments) {
+        Some(e) => Err(MaterialError::TooMany {
+            at: file.location(e.offset, 1),
+            what: e.what,
+            count: e.count,
+            limit: e.limit,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -41,7 +41,9 @@ impl SourceText {
         let end = self.line_starts.get(line + 1).map_or(self.text.len(), |&e| e.saturating_sub(1));
         let line_text = self.text.get(start..end).unwrap_or("").trim_end_matches('\r').to_owned();
         let before = self.text.get(start..offset).unwrap_or("");
-        let column = before.chars().count() + 1;
+        // A line's text leaves out a CR before its end; an offset past that CR (a file that
+        // ends in one) is the end of the line.
+        let column = (before.chars().count() + 1).min(line_text.chars().count() + 1);
         let rest = line_text.chars().count().saturating_sub(column - 1);
         let length = self
             .text
@@ -125,5 +127,7 @@ mod tests {
         assert_eq!(s.location(999, 1).line, 3);
         assert_eq!(s.location_at(2, 3).column, 3);
         assert!(s.location(7, 1).excerpt().contains("2 | cdé f\n  |    ^"));
+        let cr = SourceText::new("cr.wgsl", "ab\r");
+        assert_eq!((cr.location(3, 1).column, cr.location(3, 1).line_text.as_str()), (3, "ab"));
     }
 }

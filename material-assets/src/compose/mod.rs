@@ -232,9 +232,11 @@ pub fn compose_material(
     }
     let mut pre = Preprocessor::new(all_defines, include_dirs);
     let dir = material.path().parent().map(|p| p.to_path_buf());
+    // The name is free text in a line comment: every character WGSL ends a line at (CR, VT,
+    // FF, NEL, U+2028, U+2029 as well as LF) would let the rest of it out as code.
+    let name = desc.name.replace(|c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'), " ");
     pre.generated(&format!(
-        "// f3d material `{}`, {} variant: composed by f3d_materials; do not edit.\n",
-        desc.name.replace('\n', " "),
+        "// f3d material `{name}`, {} variant: composed by f3d_materials; do not edit.\n",
         variant.name()
     ));
     pre.library("surface.wgsl")?;
@@ -277,7 +279,8 @@ pub fn compose_material(
 }
 
 /// VertexInput/VertexOutput with the material's attributes and varyings, the private globals
-/// user code reads them through, and the copies in and out.
+/// user code reads them through, and the copies in and out. The copies' own names are
+/// `f3d_`-prefixed: an attribute or varying may be called anything else (`in`, `out`).
 fn interface_wgsl(material: &LoadedMaterial, instanced: bool, material_array: bool) -> String {
     let desc = &material.desc;
     let interp = |ty: ParamType| if ty == ParamType::Int { "@interpolate(flat) " } else { "" };
@@ -327,26 +330,26 @@ fn interface_wgsl(material: &LoadedMaterial, instanced: bool, material_array: bo
     for v in desc.attributes.iter().chain(&desc.varyings) {
         let _ = writeln!(s, "var<private> {}: {};", v.name, v.ty.wgsl());
     }
-    s += "\nfn f3d_load_attributes(in: VertexInput) {\n";
+    s += "\nfn f3d_load_attributes(f3d_in: VertexInput) {\n";
     if material_array {
-        s += "    f3d_select_material(in.f3d_instance_material);\n";
+        s += "    f3d_select_material(f3d_in.f3d_instance_material);\n";
     }
     for a in &desc.attributes {
-        let _ = writeln!(s, "    {0} = in.custom_{0};", a.name);
+        let _ = writeln!(s, "    {0} = f3d_in.custom_{0};", a.name);
     }
-    s += "}\n\nfn f3d_store_varyings(out: ptr<function, VertexOutput>) {\n";
+    s += "}\n\nfn f3d_store_varyings(f3d_out: ptr<function, VertexOutput>) {\n";
     if material_array {
-        s += "    (*out).f3d_material_slot = f3d_material_slot;\n";
+        s += "    (*f3d_out).f3d_material_slot = f3d_material_slot;\n";
     }
     for v in &desc.varyings {
-        let _ = writeln!(s, "    (*out).custom_{0} = {0};", v.name);
+        let _ = writeln!(s, "    (*f3d_out).custom_{0} = {0};", v.name);
     }
-    s += "}\n\nfn f3d_load_varyings(in: VertexOutput) {\n";
+    s += "}\n\nfn f3d_load_varyings(f3d_in: VertexOutput) {\n";
     if material_array {
-        s += "    f3d_select_material(in.f3d_material_slot);\n";
+        s += "    f3d_select_material(f3d_in.f3d_material_slot);\n";
     }
     for v in &desc.varyings {
-        let _ = writeln!(s, "    {0} = in.custom_{0};", v.name);
+        let _ = writeln!(s, "    {0} = f3d_in.custom_{0};", v.name);
     }
     s += "}\n";
     s

@@ -107,7 +107,9 @@ pub(crate) fn read_limited(
     what: &'static str,
     named_at: Option<(&Location, &str)>,
 ) -> Result<Vec<u8>, MaterialError> {
-    let at = || Location::file(path);
+    // A file that cannot be reached (a name too long, a folder, no permission) is the fault of
+    // the name, so the error points where it is written; one too large is the file's own.
+    let reached_at = || named_at.map_or_else(|| Location::file(path), |(loc, _)| loc.clone());
     let meta = std::fs::metadata(path).map_err(|e| match (named_at, e.kind()) {
         (Some((loc, file)), std::io::ErrorKind::NotFound) => MaterialError::MissingFile {
             at: loc.clone(),
@@ -115,12 +117,13 @@ pub(crate) fn read_limited(
             file: file.to_owned(),
             looked_at: path.to_owned(),
         },
-        _ => MaterialError::Io { at: at(), what, reason: e.to_string() },
+        _ => MaterialError::Io { at: reached_at(), what, reason: e.to_string() },
     })?;
     if meta.len() > MAX_FILE_SIZE {
-        return Err(MaterialError::TooLarge { at: at(), what, size: meta.len(), limit: MAX_FILE_SIZE });
+        let at = Location::file(path);
+        return Err(MaterialError::TooLarge { at, what, size: meta.len(), limit: MAX_FILE_SIZE });
     }
-    std::fs::read(path).map_err(|e| MaterialError::Io { at: at(), what, reason: e.to_string() })
+    std::fs::read(path).map_err(|e| MaterialError::Io { at: reached_at(), what, reason: e.to_string() })
 }
 
 /// Checks that `bytes` are non-empty UTF-8 of a sane size.

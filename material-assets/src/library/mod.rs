@@ -159,10 +159,21 @@ pub const RESERVED_NAMES: &[&str] = &[
     "fs_unlit",
     "fs_depth",
     "fs_shadow",
+    // Files a material may include (`tonemap.wgsl`, `skybox.wgsl`).
+    "Tonemap",
+    "tonemap",
+    "hdr_color",
+    "vs_fullscreen",
+    "fs_tonemap",
+    "SkyboxOutput",
+    "vs_skybox",
+    "fs_skybox",
 ];
 
-/// Name prefixes the library keeps for itself.
-pub const RESERVED_PREFIXES: &[&str] = &["f3d_", "F3D_", "brdf_", "noise_", "color_", "tonemap_"];
+/// Name prefixes the library keeps for itself (its types are `F3d*`, its constants
+/// `F3D_*`, `BRDF_*`, `TONEMAP_*`).
+pub const RESERVED_PREFIXES: &[&str] =
+    &["f3d_", "F3D_", "F3d", "brdf_", "BRDF_", "noise_", "color_", "tonemap_", "TONEMAP_"];
 
 #[cfg(test)]
 mod tests {
@@ -176,5 +187,47 @@ mod tests {
         assert_eq!(names.len(), FILES.len());
         assert!(file("noise.wgsl").is_some_and(|t| t.contains("fn noise_simplex2")));
         assert!(file("nope.wgsl").is_none());
+    }
+
+    /// The name a module-scope declaration (one starting in the first column) declares:
+    /// `fn x(`, `struct X {`, `const X`, `var<private> x:`, `@group(0) @binding(1) var x:`.
+    fn declared_name(line: &str) -> Option<&str> {
+        let ident_end =
+            |s: &str| s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(s.len());
+        let mut rest = line;
+        while let Some(attribute) = rest.strip_prefix('@') {
+            rest = &attribute[ident_end(attribute)..];
+            if let Some(arguments) = rest.strip_prefix('(') {
+                rest = arguments.split_once(')')?.1;
+            }
+            rest = rest.trim_start();
+        }
+        if let Some(template) = rest.strip_prefix("var<") {
+            rest = template.split_once('>')?.1;
+        } else {
+            let (keyword, after) = rest.split_once(' ')?;
+            if !matches!(keyword, "fn" | "struct" | "const" | "alias" | "override" | "var") {
+                return None;
+            }
+            rest = after;
+        }
+        let rest = rest.trim_start();
+        Some(&rest[..ident_end(rest)]).filter(|name| !name.is_empty())
+    }
+
+    /// A material name equal to one the library declares must be refused by the checks, not
+    /// reported by naga as a redefinition inside the library.
+    #[test]
+    fn every_module_scope_name_is_reserved() {
+        for (file, text) in FILES {
+            for name in text.lines().filter_map(declared_name) {
+                let reserved =
+                    RESERVED_NAMES.contains(&name) || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p));
+                assert!(reserved, "{file} declares `{name}`, which a material could also name");
+            }
+        }
+        assert_eq!(declared_name("@group(0) @binding(1) var<uniform> view: View;"), Some("view"));
+        assert_eq!(declared_name("@vertex fn vs_x(@builtin(vertex_index) i: u32)"), Some("vs_x"));
+        assert_eq!(declared_name("    let x = 1;"), None);
     }
 }

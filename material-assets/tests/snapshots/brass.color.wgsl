@@ -270,13 +270,13 @@ struct VertexOutput {
 }
 
 
-fn f3d_load_attributes(in: VertexInput) {
+fn f3d_load_attributes(f3d_in: VertexInput) {
 }
 
-fn f3d_store_varyings(out: ptr<function, VertexOutput>) {
+fn f3d_store_varyings(f3d_out: ptr<function, VertexOutput>) {
 }
 
-fn f3d_load_varyings(in: VertexOutput) {
+fn f3d_load_varyings(f3d_in: VertexOutput) {
 }
 
 fn vertex(v: ptr<function, VertexInputs>) {}

@@ -275,16 +275,16 @@ struct VertexOutput {
 var<private> phase: f32;
 var<private> crest: f32;
 
-fn f3d_load_attributes(in: VertexInput) {
-    phase = in.custom_phase;
+fn f3d_load_attributes(f3d_in: VertexInput) {
+    phase = f3d_in.custom_phase;
 }
 
-fn f3d_store_varyings(out: ptr<function, VertexOutput>) {
-    (*out).custom_crest = crest;
+fn f3d_store_varyings(f3d_out: ptr<function, VertexOutput>) {
+    (*f3d_out).custom_crest = crest;
 }
 
-fn f3d_load_varyings(in: VertexOutput) {
-    crest = in.custom_crest;
+fn f3d_load_varyings(f3d_in: VertexOutput) {
+    crest = f3d_in.custom_crest;
 }
 
 // ---- material: vertex
