@@ -348,6 +348,13 @@ impl GraphicsDevice for ValidatingDevice {
         }
         self.inner.dispatch(pipeline, uniforms, storage, groups)
     }
+    fn create_surface(
+        &self,
+        target: &crate::SurfaceTarget,
+        config: &crate::SurfaceConfig,
+    ) -> Result<Box<dyn crate::PresentSurface>, DeviceError> {
+        self.inner.create_surface(target, config)
+    }
     fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
         owned!(self.inner.owner(), "read_geometry", buffer);
         self.inner.read_geometry(buffer)
