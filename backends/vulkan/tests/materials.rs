@@ -10,9 +10,7 @@ use f3d_materials::{
     BackendShader, CompileOptions, CompiledMaterial, MaterialCompiler, Variant, compile_material,
     read_material,
 };
-use f3d_testing::materials::{
-    SIZE, compare_with_soft, draw_material, example_materials, reference_device, texels,
-};
+use f3d_testing::materials::{SIZE, draw_material, every_example_draws_as_on_soft};
 
 mod common;
 
@@ -34,30 +32,8 @@ fn every_example_material_draws_every_variant_on_vulkan_as_on_soft() {
     let _turn = common::turn();
     let log = ValidationLog::new();
     let Some(device) = common::device(&log) else { return };
-    let soft = reference_device();
-    let examples = example_materials();
-    assert!(!examples.is_empty(), "no example materials found");
-    let (mut failures, mut lit) = (Vec::new(), 0);
-    for path in examples {
-        let material = read_material(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        for variant in Variant::ALL {
-            let label = format!("{} {}", path.display(), variant.name());
-            let compiled = compile_material(&material, variant, &CompileOptions::default())
-                .unwrap_or_else(|e| panic!("{label}: {}", e.diagnostic()));
-            let target = draw(&device, &compiled, &label);
-            let reference = draw_material(&soft, &compiled, &compiled.module, &label);
-            if let (Some(target), Some(reference)) = (target, reference) {
-                let expected = texels(&soft, &reference);
-                lit += usize::from(expected.iter().any(|t| t[..3].iter().any(|c| c.abs() > 0.01)));
-                if let Err(e) = compare_with_soft(&label, &texels(&device, &target), &expected) {
-                    failures.push(e);
-                }
-            }
-        }
-    }
+    every_example_draws_as_on_soft(&device, |compiled, label| draw(&device, compiled, label));
     assert!(log.is_empty(), "validation messages: {:#?}", log.messages());
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(lit > 0, "every material drew black on soft, so the comparison proved nothing");
 }
 
 fn unlit(color: [f32; 3]) -> String {

@@ -311,7 +311,37 @@ pub fn compare_with_soft(label: &str, gpu: &[[f32; 4]], soft: &[[f32; 4]]) -> Re
     Ok(())
 }
 
-/// The device GPU material pictures are compared with: a fresh soft device.
-pub fn reference_device() -> f3d_backend_soft::SoftDevice {
-    f3d_backend_soft::SoftDevice::new("reference")
+/// Draws every variant of every example material with `draw` (a GPU backend's draw of
+/// [`draw_material`], which may check more of its own) and with [`draw_material`] on a fresh
+/// soft device, and compares the pictures ([`compare_with_soft`]). Panics listing every
+/// material that differs, or if soft drew every material black (then the comparison proved
+/// nothing).
+pub fn every_example_draws_as_on_soft(
+    device: &dyn GraphicsDevice,
+    mut draw: impl FnMut(&CompiledMaterial, &str) -> Option<TextureHandle>,
+) {
+    use f3d::f3d_materials::{CompileOptions, Variant, compile_material, read_material};
+    let soft = f3d_backend_soft::SoftDevice::new("reference");
+    let examples = example_materials();
+    assert!(!examples.is_empty(), "no example materials found");
+    let (mut failures, mut lit) = (Vec::new(), 0);
+    for path in examples {
+        let material = read_material(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        for variant in Variant::ALL {
+            let label = format!("{} {}", path.display(), variant.name());
+            let compiled = compile_material(&material, variant, &CompileOptions::default())
+                .unwrap_or_else(|e| panic!("{label}: {}", e.diagnostic()));
+            let target = draw(&compiled, &label);
+            let reference = draw_material(&soft, &compiled, &compiled.module, &label);
+            if let (Some(target), Some(reference)) = (target, reference) {
+                let expected = texels(&soft, &reference);
+                lit += usize::from(expected.iter().any(|t| t[..3].iter().any(|c| c.abs() > 0.01)));
+                if let Err(e) = compare_with_soft(&label, &texels(device, &target), &expected) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(lit > 0, "every material drew black on soft, so the comparison proved nothing");
 }
