@@ -251,15 +251,30 @@ pub(crate) fn rasterize<S: BlockShader>(
         for sample in &mut band {
             sample.clear(clears);
         }
-        #[cfg(target_arch = "x86_64")]
-        if avx2 {
-            // SAFETY: `band_avx2` only needs the CPU to support AVX2 and FMA, which
-            // `detect_avx2` found on this machine.
-            unsafe { band_avx2(prims, &bin, y0, &mut band, shader, scratch) };
-            return;
+        // Single-sampled and multisampled bands have entry points of their own, so the
+        // multisampled walk does not weigh on the inlining of the common one.
+        match band.as_mut_slice() {
+            [single] => {
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    // SAFETY: `band_avx2` only needs the CPU to support AVX2 and FMA, which
+                    // `detect_avx2` found on this machine.
+                    unsafe { band_avx2(prims, &bin, y0, single, shader, scratch) };
+                    return;
+                }
+                rasterize_band::<S, false>(prims, &bin, y0, single, shader, scratch);
+            }
+            samples => {
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    // SAFETY: as above.
+                    unsafe { band_samples_avx2(prims, &bin, y0, samples, shader, scratch) };
+                    return;
+                }
+                rasterize_band_samples::<S, false>(prims, &bin, y0, samples, shader, scratch);
+            }
         }
         let _ = avx2;
-        rasterize_band::<S, false>(prims, &bin, y0, &mut band, shader, scratch);
     };
     if parallel {
         work.into_par_iter().for_each_init(|| shader.scratch(), run);
@@ -279,11 +294,25 @@ fn band_avx2<S: BlockShader>(
     prims: &PrimList,
     bin: &[u32],
     y0: u32,
-    band: &mut [BandTargets<'_>],
+    band: &mut BandTargets<'_>,
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
     rasterize_band::<S, true>(prims, bin, y0, band, shader, scratch);
+}
+
+/// [`band_avx2`] for a multisampled band: [`rasterize_band_samples`] with AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn band_samples_avx2<S: BlockShader>(
+    prims: &PrimList,
+    bin: &[u32],
+    y0: u32,
+    samples: &mut [BandTargets<'_>],
+    shader: &S,
+    scratch: &mut S::Scratch,
+) {
+    rasterize_band_samples::<S, true>(prims, bin, y0, samples, shader, scratch);
 }
 
 /// Draws the primitives `bin` (indices into `prims`, in pass order) into one band.
@@ -292,24 +321,30 @@ fn rasterize_band<S: BlockShader, const FMA: bool>(
     prims: &PrimList,
     bin: &[u32],
     y0: u32,
-    band: &mut [BandTargets<'_>],
+    band: &mut BandTargets<'_>,
     shader: &S,
     scratch: &mut S::Scratch,
 ) {
-    match band {
-        [single] => {
-            for &i in bin {
-                if let Some(p) = prims.prims.get(i as usize) {
-                    rasterize_prim::<S, FMA>(prims, p, y0, single, shader, scratch);
-                }
-            }
+    for &i in bin {
+        if let Some(p) = prims.prims.get(i as usize) {
+            rasterize_prim::<S, FMA>(prims, p, y0, band, shader, scratch);
         }
-        samples => {
-            for &i in bin {
-                if let Some(p) = prims.prims.get(i as usize) {
-                    rasterize_prim_samples::<S, FMA>(prims, p, y0, samples, shader, scratch);
-                }
-            }
+    }
+}
+
+/// [`rasterize_band`] for a multisampled band: one [`BandTargets`] per sample.
+#[inline(always)]
+fn rasterize_band_samples<S: BlockShader, const FMA: bool>(
+    prims: &PrimList,
+    bin: &[u32],
+    y0: u32,
+    samples: &mut [BandTargets<'_>],
+    shader: &S,
+    scratch: &mut S::Scratch,
+) {
+    for &i in bin {
+        if let Some(p) = prims.prims.get(i as usize) {
+            rasterize_prim_samples::<S, FMA>(prims, p, y0, samples, shader, scratch);
         }
     }
 }
@@ -317,17 +352,46 @@ fn rasterize_band<S: BlockShader, const FMA: bool>(
 /// Every block (x, y) of `p`'s pixel bounds inside the band starting at row `y0`, row by
 /// row. (An iterator, not a function taking a closure: the callers' loop bodies hold the
 /// shading, which must stay inside the AVX2 entry point they are inlined into, and a closure
-/// is a function of its own that LLVM may leave out of line, compiled without AVX2.)
+/// is a function of its own that LLVM may leave out of line, compiled without AVX2. A plain
+/// counter rather than `step_by`/`flat_map`, whose per-block cost showed in the flat-fill
+/// bench.)
 #[inline(always)]
-fn blocks(p: &Prim, y0: u32) -> impl Iterator<Item = (u32, u32)> {
+fn blocks(p: &Prim, y0: u32) -> Blocks {
     let c = &p.coverage;
-    let y_start = (c.min_y.max(y0 as i32) as u32) / BLOCK * BLOCK;
+    let y = (c.min_y.max(y0 as i32) as u32) / BLOCK * BLOCK;
     let y_end = (c.max_y as u32).min(y0 + BAND_ROWS - 1);
     let x_start = c.min_x.max(0) as u32 / BLOCK * BLOCK;
     let x_end = c.max_x.max(0) as u32;
-    (y_start..=y_end)
-        .step_by(BLOCK as usize)
-        .flat_map(move |by| (x_start..=x_end).step_by(BLOCK as usize).map(move |bx| (bx, by)))
+    Blocks { x: x_start, y, x_start, x_end, y_end, done: y > y_end || x_start > x_end }
+}
+
+/// The walk of [`blocks`].
+struct Blocks {
+    x: u32,
+    y: u32,
+    x_start: u32,
+    x_end: u32,
+    y_end: u32,
+    done: bool,
+}
+
+impl Iterator for Blocks {
+    type Item = (u32, u32);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if self.done {
+            return None;
+        }
+        let block = (self.x, self.y);
+        self.x += BLOCK;
+        if self.x > self.x_end {
+            self.x = self.x_start;
+            self.y += BLOCK;
+            self.done = self.y > self.y_end;
+        }
+        Some(block)
+    }
 }
 
 /// The lanes of block (`bx`, `by`) inside `p`'s scissor: all of them for a block wholly

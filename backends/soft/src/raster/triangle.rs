@@ -81,12 +81,14 @@ impl Edge {
         Self { a: -s * dy, b: s * dx, c: dx * (half - ya) - dy * (half - xa) - bias }
     }
 
+    #[inline(always)]
     fn at(&self, x: i64, y: i64) -> i64 {
         self.a * x + self.b * y + self.c
     }
 
     /// The edge at the point `offset` (in 1/16 pixel) from pixel (`x`, `y`)'s centre: `a`
     /// and `b` are multiples of [`SUBPIXEL`], so the sixteenths are exact.
+    #[inline(always)]
     fn at_offset(&self, x: i64, y: i64, offset: (i64, i64)) -> i64 {
         self.at(x, y) + (self.a * offset.0 + self.b * offset.1) / 16
     }
@@ -207,6 +209,7 @@ pub(crate) fn setup(v: [ScreenVertex; 3], scissor: [i32; 4], ccw_is_front: bool)
 
 impl Coverage {
     /// The lanes of the 8×8 block at `(bx, by)` whose centres the triangle covers.
+    #[inline(always)]
     pub(crate) fn block_mask(&self, bx: i32, by: i32) -> u64 {
         self.block_mask_at(bx, by, (0, 0))
     }
@@ -215,6 +218,10 @@ impl Coverage {
     /// centre, one of [`SAMPLE_OFFSETS`] for a multisampled target) the triangle covers.
     /// The pixel bounds need no widening for samples: they take every pixel whose centre
     /// lies within half a pixel of the triangle's box, and samples lie within 3/8.
+    ///
+    /// Inlined into the rasteriser's AVX2 entry point (and with the centre's zero offset
+    /// folded away): out of line it ran 18 % slower on the flat-fill bench.
+    #[inline(always)]
     pub(crate) fn block_mask_at(&self, bx: i32, by: i32, offset: (i64, i64)) -> u64 {
         let (bx, by) = (i64::from(bx), i64::from(by));
         let n = i64::from(BLOCK - 1);
