@@ -15,9 +15,9 @@
 //!
 //! The measure is a light scan, not a parse: it over-counts (every operator of a statement
 //! counts as a level), which only real shaders far beyond anything written by hand reach.
-//! It sees GLSL before naga's preprocessor does, so a `#define` that expands to more than the
-//! limits (or exponentially, through other macros) gets past it: a known gap of
-//! [`ShaderMaterial::from_glsl`](crate::ShaderMaterial::from_glsl).
+//! It sees GLSL before naga's preprocessor does, so macros are measured apart: each use of a
+//! `#define` may expand to at most [`MAX_MACRO_EXPANSION`] tokens (counted without expanding,
+//! so a macro that doubles at every step is refused in microseconds).
 
 /// The most levels code may nest: braces, `else` chains and the operators, brackets and
 /// accesses of one statement, together.
@@ -168,5 +168,288 @@ mod tests {
             if n == 0 { 0 } else { 1 + depth(n - 1) + pad[0] - n }
         }
         assert_eq!(with_stack(|| depth(20_000)), 20_000);
+    }
+}
+
+/// The most tokens one use of a GLSL macro may expand to, macros inside it included: far more
+/// than any hand-written macro, and few enough that what it expands to stays within naga's
+/// stack even if every token is an operator.
+pub const MAX_MACRO_EXPANSION: usize = 1024;
+
+/// Where a GLSL `text` first uses a macro (`#define`) that expands to more than
+/// [`MAX_MACRO_EXPANSION`] tokens: `#define A1 A0 A0`, `#define A2 A1 A1`, … doubles at each
+/// step, and `#define F(a) a+a` does so at each nested use, so a short file can ask naga's
+/// preprocessor for millions of tokens and its parser for as many levels. The count follows
+/// the C preprocessor's rules closely enough to bound it from above: object-like and
+/// function-like macros, arguments substituted by their expanded size, a macro not
+/// re-expanded inside itself; every definition of a name counts as its largest, whatever
+/// `#if` would choose.
+pub(crate) fn macro_excess(text: &str) -> Option<Excess> {
+    let lines = logical_lines(text);
+    let mut macros = macros::Table::default();
+    for (_, line) in &lines {
+        if let Some(def) = macros::definition(line) {
+            macros.define(def);
+        }
+    }
+    if macros.is_empty() {
+        return None;
+    }
+    for (offset, line) in &lines {
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
+        // Definitions are not uses; `#if`/`#elif` lines expand their macros too.
+        if directive.is_some_and(|d| !d.starts_with("if") && !d.starts_with("elif")) {
+            continue;
+        }
+        let tokens = macros::tokens(line, *offset);
+        if let Some((at, count)) = macros.largest_use(&tokens) {
+            return Some(Excess {
+                offset: at,
+                what: "tokens from one macro use",
+                count,
+                limit: MAX_MACRO_EXPANSION,
+            });
+        }
+    }
+    None
+}
+
+/// `text`'s lines with `\`-newline continuations joined, each with its starting byte offset
+/// (comments left in: the tokeniser skips them within a line; a block comment spanning lines
+/// at worst makes its words count as tokens, which only over-counts).
+fn logical_lines(text: &str) -> Vec<(usize, std::borrow::Cow<'_, str>)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut joined: Option<(usize, String)> = None;
+    for line in text.split_inclusive('\n') {
+        let offset = start;
+        start += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        if let Some(cont) = body.strip_suffix('\\') {
+            joined.get_or_insert_with(|| (offset, String::new())).1.push_str(cont);
+            continue;
+        }
+        match joined.take() {
+            Some((at, mut s)) => {
+                s.push_str(body);
+                out.push((at, std::borrow::Cow::Owned(s)));
+            }
+            None => out.push((offset, std::borrow::Cow::Borrowed(body))),
+        }
+    }
+    if let Some((at, s)) = joined {
+        out.push((at, std::borrow::Cow::Owned(s)));
+    }
+    out
+}
+
+mod macros {
+    use std::collections::HashMap;
+
+    use super::MAX_MACRO_EXPANSION;
+
+    /// What a use counts as when its macros call each other deeper than [`MAX_DEPTH`].
+    const PAST: u64 = MAX_MACRO_EXPANSION as u64 + 1;
+
+    /// Macros calling macros deeper than this count as past the limit.
+    const MAX_DEPTH: usize = 64;
+
+    /// A token: an identifier (its text) or anything else (`None`), at a byte offset.
+    pub(super) struct Token<'a> {
+        /// The identifier, for words.
+        word: Option<&'a str>,
+        /// The character, for punctuation (`b'0'` for numbers, 0 for words).
+        punct: u8,
+        /// Where it starts in the file.
+        offset: usize,
+    }
+
+    /// The tokens of one line (`offset`: the line's start in the file), comments skipped.
+    pub(super) fn tokens(line: &str, offset: usize) -> Vec<Token<'_>> {
+        let bytes = line.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii_whitespace() {
+                i += 1;
+            } else if bytes[i..].starts_with(b"//") {
+                break;
+            } else if bytes[i..].starts_with(b"/*") {
+                i = line[i + 2..].find("*/").map_or(bytes.len(), |e| i + 2 + e + 2);
+            } else if b.is_ascii_alphabetic() || b == b'_' {
+                let end = line[i..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(bytes.len(), |e| i + e);
+                out.push(Token { word: Some(&line[i..end]), punct: 0, offset: offset + i });
+                i = end;
+            } else if b.is_ascii_digit() {
+                let end = line[i..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+                    .map_or(bytes.len(), |e| i + e);
+                out.push(Token { word: None, punct: b'0', offset: offset + i });
+                i = end;
+            } else {
+                out.push(Token { word: None, punct: b, offset: offset + i });
+                i += line[i..].chars().next().map_or(1, char::len_utf8);
+            }
+        }
+        out
+    }
+
+    /// A `#define`: its name, its parameters if function-like, its body's tokens.
+    pub(super) struct Definition {
+        name: String,
+        params: Option<Vec<String>>,
+        body: Vec<(Option<String>, u8)>,
+    }
+
+    /// The definition on `line`, if it is a `#define`.
+    pub(super) fn definition(line: &str) -> Option<Definition> {
+        let rest = line.trim_start().strip_prefix('#')?.trim_start().strip_prefix("define")?;
+        if !rest.starts_with([' ', '\t']) {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let (name, mut rest) = rest.split_at(end);
+        if name.is_empty() {
+            return None;
+        }
+        // Function-like only when `(` follows the name directly.
+        let params = if let Some(after) = rest.strip_prefix('(') {
+            let close = after.find(')')?;
+            rest = &after[close + 1..];
+            Some(after[..close].split(',').map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect())
+        } else {
+            None
+        };
+        let body = tokens(rest, 0).into_iter().map(|t| (t.word.map(str::to_owned), t.punct)).collect();
+        Some(Definition { name: name.to_owned(), params, body })
+    }
+
+    /// Every macro of a file, and the expanded sizes found so far.
+    #[derive(Default)]
+    pub(super) struct Table {
+        /// Each name's definitions (a name may be defined again, under different `#if`s).
+        defs: HashMap<String, Vec<Definition>>,
+        /// Sizes of object-like macros, and of function-like ones by their arguments' sizes.
+        sizes: HashMap<(String, Vec<u64>), u64>,
+    }
+
+    impl Table {
+        pub(super) fn define(&mut self, def: Definition) {
+            self.defs.entry(def.name.clone()).or_default().push(def);
+        }
+
+        pub(super) fn is_empty(&self) -> bool {
+            self.defs.is_empty()
+        }
+
+        /// The first macro use in `tokens` that expands past the limit: where, and to how many
+        /// tokens.
+        pub(super) fn largest_use(&mut self, tokens: &[Token<'_>]) -> Option<(usize, usize)> {
+            let mut i = 0;
+            while i < tokens.len() {
+                let start = i;
+                let size = self.expand_one(tokens, &mut i, &mut Vec::new(), 0);
+                if size > MAX_MACRO_EXPANSION as u64 {
+                    return Some((tokens[start].offset, usize::try_from(size).unwrap_or(usize::MAX)));
+                }
+            }
+            None
+        }
+
+        /// The size of the token at `tokens[*i]` once expanded (a macro with its arguments, if
+        /// function-like), advancing `*i` past what it consumed.
+        fn expand_one(
+            &mut self,
+            tokens: &[Token<'_>],
+            i: &mut usize,
+            active: &mut Vec<String>,
+            depth: usize,
+        ) -> u64 {
+            let t = &tokens[*i];
+            *i += 1;
+            let Some(word) = t.word else { return 1 };
+            let Some(defs) = self.defs.get(word) else { return 1 };
+            if active.iter().any(|a| a == word) {
+                return 1;
+            }
+            if depth > MAX_DEPTH {
+                return PAST;
+            }
+            let function_like = defs.iter().any(|d| d.params.is_some());
+            let mut args = Vec::new();
+            if function_like {
+                if tokens.get(*i).is_none_or(|t| t.punct != b'(') {
+                    return 1;
+                }
+                *i += 1;
+                let mut level = 0;
+                let mut arg = 0u64;
+                while let Some(t) = tokens.get(*i) {
+                    match t.punct {
+                        b'(' => level += 1,
+                        b')' if level == 0 => {
+                            *i += 1;
+                            break;
+                        }
+                        b')' => level -= 1,
+                        b',' if level == 0 => {
+                            args.push(arg);
+                            arg = 0;
+                            *i += 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    arg = arg.saturating_add(self.expand_one(tokens, i, active, depth + 1));
+                }
+                args.push(arg);
+            }
+            let key = (word.to_owned(), args.clone());
+            if let Some(&size) = self.sizes.get(&key) {
+                return size;
+            }
+            active.push(word.to_owned());
+            let mut largest = 0;
+            let count = self.defs[word].len();
+            for d in 0..count {
+                let size = self.body_size(word, d, &args, active, depth + 1);
+                largest = largest.max(size);
+            }
+            active.pop();
+            self.sizes.insert(key, largest);
+            largest
+        }
+
+        /// The expanded size of definition `d` of `name`, its parameters standing for
+        /// arguments of the sizes `args`.
+        fn body_size(
+            &mut self,
+            name: &str,
+            d: usize,
+            args: &[u64],
+            active: &mut Vec<String>,
+            depth: usize,
+        ) -> u64 {
+            let def = &self.defs[name][d];
+            let params = def.params.clone().unwrap_or_default();
+            let owned: Vec<(Option<String>, u8)> = def.body.clone();
+            let tokens: Vec<Token<'_>> =
+                owned.iter().map(|(w, p)| Token { word: w.as_deref(), punct: *p, offset: 0 }).collect();
+            let mut size = 0u64;
+            let mut i = 0;
+            while i < tokens.len() {
+                if let Some(p) = tokens[i].word.and_then(|w| params.iter().position(|p| p == w)) {
+                    size = size.saturating_add(args.get(p).copied().unwrap_or(1));
+                    i += 1;
+                } else {
+                    size = size.saturating_add(self.expand_one(&tokens, &mut i, active, depth));
+                }
+            }
+            size
+        }
     }
 }

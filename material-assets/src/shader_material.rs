@@ -69,6 +69,14 @@ impl ShaderMaterial {
     pub fn from_glsl(label: &str, source: &str) -> Result<Self, MaterialError> {
         let file = SourceText::new(label, source);
         too_deep(&file, false)?;
+        if let Some(e) = nesting::macro_excess(file.text()) {
+            return Err(MaterialError::TooMany {
+                at: file.location(e.offset, 1),
+                what: e.what,
+                count: e.count,
+                limit: e.limit,
+            });
+        }
         nesting::with_stack(|| Self::glsl_on_stack(label, &file))
     }
 

@@ -1815,3 +1815,43 @@ fn regression_deep_nesting_is_refused_before_naga() {
         );
     }
 }
+
+/// GLSL macros that double at each step (`#define A1 A0 + A0`, …, or a function-like
+/// `F(a) a+a` used nested) asked naga's preprocessor for millions of tokens from a few lines,
+/// and its parser for as many levels: the process aborted on a stack overflow. Each use is now
+/// counted before naga and refused past `MAX_MACRO_EXPANSION` tokens at the line that uses it;
+/// a use just inside the limit and ordinary macros still compile.
+#[test]
+fn regression_macro_expansion_is_bounded_before_naga() {
+    use f3d_materials::nesting::MAX_MACRO_EXPANSION;
+    let shader = |defines: String, value: &str| {
+        format!(
+            "#version 450\n{defines}layout(location = 0) out vec4 o;\nvoid main() {{\n    float x = 1.0;\n    o = vec4({value});\n}}\n"
+        )
+    };
+    let doubling = |steps: usize| -> String {
+        (1..=steps).map(|i| format!("#define A{i} A{} + A{}\n", i - 1, i - 1)).collect()
+    };
+    let nested = (0..22).fold("x".to_owned(), |e, _| format!("F({e})"));
+    let chain: String =
+        (1..=22).map(|i| format!("#define F{i}(a) F{}(a) + F{}(a)\n", i - 1, i - 1)).collect();
+    let bombs = [
+        ("object-like", shader(format!("#define A0 x\n{}", doubling(22)), "A22"), 8_388_607),
+        ("function-like, nested", shader("#define F(a) a+a\n".into(), &nested), 8_388_607),
+        ("function-like, chained", shader(format!("#define F0(a) a+a\n{chain}"), "F22(x)"), 16_777_215),
+        ("inside the limit twice", shader(format!("#define A0 x\n{}", doubling(9)), "A9 + A9"), 0),
+    ];
+    for (what, glsl, count) in bombs {
+        match ShaderMaterial::from_glsl("bomb.frag", &glsl) {
+            Err(MaterialError::TooMany { at, count: c, limit, .. }) if count > 0 => {
+                let line = glsl.lines().position(|l| l.contains("o = vec4(")).map(|l| l + 1);
+                assert_eq!((Some(at.line as usize), c, limit), (line, count, MAX_MACRO_EXPANSION), "{what}");
+            }
+            Ok(_) if count == 0 => {}
+            other => panic!("{what}: {:?}", other.map(|_| ()).map_err(|e| e.diagnostic())),
+        }
+    }
+    let ordinary = "#version 450\n#define ONE 1.0\n#define MIX(a, b) mix(a, b, 0.5)\n\
+                    layout(location = 0) out vec4 o;\nvoid main() { o = vec4(MIX(ONE, 0.0)); }\n";
+    ShaderMaterial::from_glsl("ordinary.frag", ordinary).expect("ordinary macros compile");
+}

@@ -10,9 +10,9 @@
 use std::any::Any;
 
 use crate::{
-    BackendId, DeviceError, DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, GeometryBuffer,
-    GeometryDescriptor, GeometryUsages, PipelineDescriptor, PipelineHandle, PipelineInfo, PolygonMode,
-    QuerySetDescriptor, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
+    BackendId, BindingKind, DeviceError, DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner,
+    GeometryBuffer, GeometryDescriptor, GeometryUsages, PipelineDescriptor, PipelineHandle, PipelineInfo,
+    PolygonMode, QuerySetDescriptor, QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle,
     ShaderDescriptor, ShaderHandle, TextureDescriptor, TextureDimension, TextureHandle, TextureRegion,
     TextureUsages,
 };
@@ -476,6 +476,46 @@ pub fn check_pipeline_descriptor(
     }
     if desc.fragment.is_none() && !desc.color_targets.is_empty() {
         return Err(invalid(OP, &desc.label, "colour targets without a fragment shader"));
+    }
+    Ok(())
+}
+
+/// The rules for `create_pipeline` that need the reflected binding table: no uniform block
+/// larger than `max_uniform_block_size`; no more uniform blocks in the whole pipeline than
+/// `max_uniform_blocks_per_stage` (the GPU backends bind them with dynamic offsets, which
+/// Vulkan and wgpu count per pipeline layout, not per stage); and per stage (vertex,
+/// fragment, or compute for a binding neither render stage uses) no more sampled textures
+/// and samplers than `max_sampled_textures_per_stage` and `max_samplers_per_stage`. Refused
+/// as `LimitExceeded` naming the limit. Every backend calls this after reflection, before it
+/// asks its API for the pipeline.
+pub fn check_binding_limits(
+    bindings: &crate::BindingLayout,
+    limits: &DeviceLimits,
+) -> Result<(), DeviceError> {
+    const OP: &str = "create_pipeline";
+    let mut uniforms = 0u64;
+    // Textures and samplers of the vertex, fragment and compute stages.
+    let mut per_stage = [[0u64; 2]; 3];
+    for b in bindings.entries() {
+        let kind = match b.kind {
+            BindingKind::UniformBlock { size } => {
+                over(OP, "max_uniform_block_size", size.into(), limits.max_uniform_block_size.into())?;
+                uniforms += 1;
+                continue;
+            }
+            BindingKind::Texture { .. } => 0,
+            BindingKind::Sampler { .. } => 1,
+            BindingKind::StorageBuffer { .. } => continue,
+        };
+        let stages = [b.vertex, b.fragment, !b.vertex && !b.fragment];
+        for (stage, used) in stages.into_iter().enumerate() {
+            per_stage[stage][kind] += u64::from(used);
+        }
+    }
+    over(OP, "max_uniform_blocks_per_stage", uniforms, limits.max_uniform_blocks_per_stage.into())?;
+    for [textures, samplers] in per_stage {
+        over(OP, "max_sampled_textures_per_stage", textures, limits.max_sampled_textures_per_stage.into())?;
+        over(OP, "max_samplers_per_stage", samplers, limits.max_samplers_per_stage.into())?;
     }
     Ok(())
 }

@@ -161,7 +161,8 @@ pub struct DeviceLimits {
     pub max_texture_array_layers: u32,
     /// Largest uniform block a shader may declare, in bytes.
     pub max_uniform_block_size: u32,
-    /// Most uniform blocks one shader stage may bind.
+    /// Most uniform blocks one pipeline may bind, its stages together (the GPU backends bind
+    /// uniform blocks with dynamic offsets, which Vulkan and wgpu count per pipeline layout).
     pub max_uniform_blocks_per_stage: u32,
     /// Most sampled textures one shader stage may bind.
     pub max_sampled_textures_per_stage: u32,
@@ -197,6 +198,29 @@ impl DeviceLimits {
         max_sampler_anisotropy: 1,
         max_geometry_buffer_size: 256 << 20,
     };
+
+    /// The most bindings of one kind (uniform blocks, sampled textures, samplers) per stage that
+    /// a device reports: hardware that allows more (NVIDIA's Vulkan driver reports a million
+    /// sampled images per stage) is reported at this, and held to it, so every reported
+    /// binding limit is one the conformance suite draws at and one past.
+    pub const MAX_BINDINGS_PER_STAGE: u32 = 64;
+
+    /// The largest uniform block a device reports (64 KiB, what desktop drivers allow).
+    pub const MAX_UNIFORM_BLOCK_SIZE: u32 = 65536;
+
+    /// These limits with the binding limits held to [`Self::MAX_BINDINGS_PER_STAGE`] and
+    /// [`Self::MAX_UNIFORM_BLOCK_SIZE`]; GPU backends report their API's limits through this.
+    #[must_use]
+    pub fn within_reported_caps(self) -> Self {
+        let per_stage = Self::MAX_BINDINGS_PER_STAGE;
+        Self {
+            max_uniform_block_size: self.max_uniform_block_size.min(Self::MAX_UNIFORM_BLOCK_SIZE),
+            max_uniform_blocks_per_stage: self.max_uniform_blocks_per_stage.min(per_stage),
+            max_sampled_textures_per_stage: self.max_sampled_textures_per_stage.min(per_stage),
+            max_samplers_per_stage: self.max_samplers_per_stage.min(per_stage),
+            ..self
+        }
+    }
 
     /// The first limit of `self` that `device` does not reach, as `(name, wanted, offered)`.
     pub fn first_unmet_by(&self, device: &DeviceLimits) -> Option<(&'static str, u64, u64)> {

@@ -245,6 +245,7 @@ impl GraphicsDevice for SoftDevice {
         self.owner.check_alive("create_pipeline")?;
         backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &BackendId::SOFT)?;
         let (info, payload) = SoftPipeline::new(&self.owner, desc, self.live.token())?;
+        backend::check_binding_limits(&info.bindings, &self.limits)?;
         Ok(backend::wrap_pipeline(&self.owner, info, payload))
     }
 

@@ -39,7 +39,7 @@ pub(crate) fn create_compute_pipeline(
     let stages = [(&*sd.module, ShaderStage::Compute, sd.entry_point.as_str())];
     let bindings = reflect::pipeline_bindings(&stages)
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
-    check_binding_limits(&bindings, &dev.shared.caps.limits, dev.limits().max_uniform_block_size, OP)?;
+    check_binding_limits(&bindings, &dev.shared.caps.limits, dev.limits(), OP)?;
     let shared = &dev.shared;
     let (id, pipeline, layout, groups, pool_sizes) = dev.checked(OP, || {
         let (groups, set_layouts, layout, pool_sizes) = build_layouts(&shared.device, &bindings, true);

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use ash::vk;
-use f3d_hal::{BindingKind, BindingLayout, BindingSlot, DeviceError};
+use f3d_hal::{BindingKind, BindingLayout, BindingSlot, DeviceError, backend};
 
 use crate::pipeline::{Group, VkPipeline};
 use crate::sync::{Core, Resource, SetCache, Shared};
@@ -30,13 +30,17 @@ fn descriptor_type(kind: BindingKind) -> vk::DescriptorType {
     }
 }
 
-/// Checks the binding table against the device's descriptor limits.
+/// Checks the binding table: first the HAL's per-stage rule against the limits the device
+/// reports ([`backend::check_binding_limits`]), then the Vulkan limits that rule does not
+/// cover — descriptor sets, dynamic uniform buffers across all stages of the layout, storage
+/// buffers.
 pub(crate) fn check_binding_limits(
     layout: &BindingLayout,
     limits: &vk::PhysicalDeviceLimits,
-    max_block: u32,
+    reported: &f3d_hal::DeviceLimits,
     operation: &'static str,
 ) -> Result<(), DeviceError> {
+    backend::check_binding_limits(layout, reported)?;
     let over = |limit: &'static str, requested: u64, max: u64| {
         if requested > max {
             Err(DeviceError::LimitExceeded { operation, limit, requested, max })
@@ -45,34 +49,18 @@ pub(crate) fn check_binding_limits(
         }
     };
     let count =
-        |f: &dyn Fn(&f3d_hal::BindingInfo) -> bool| layout.entries().iter().filter(|b| f(b)).count() as u64;
-    let uniform = |b: &f3d_hal::BindingInfo| matches!(b.kind, BindingKind::UniformBlock { .. });
-    let texture = |b: &f3d_hal::BindingInfo| matches!(b.kind, BindingKind::Texture { .. });
-    let sampler = |b: &f3d_hal::BindingInfo| matches!(b.kind, BindingKind::Sampler { .. });
-    let storage = |b: &f3d_hal::BindingInfo| matches!(b.kind, BindingKind::StorageBuffer { .. });
+        |f: &dyn Fn(BindingKind) -> bool| layout.entries().iter().filter(|b| f(b.kind)).count() as u64;
     for b in layout.entries() {
-        if let BindingKind::UniformBlock { size } = b.kind {
-            over("max_uniform_block_size", size.into(), max_block.into())?;
-        }
         over("maxBoundDescriptorSets", u64::from(b.group) + 1, limits.max_bound_descriptor_sets.into())?;
     }
     over(
-        "max_uniform_blocks_per_stage",
-        count(&uniform),
-        limits
-            .max_per_stage_descriptor_uniform_buffers
-            .min(limits.max_descriptor_set_uniform_buffers_dynamic)
-            .into(),
+        "maxDescriptorSetUniformBuffersDynamic",
+        count(&|k| matches!(k, BindingKind::UniformBlock { .. })),
+        limits.max_descriptor_set_uniform_buffers_dynamic.into(),
     )?;
-    over(
-        "max_sampled_textures_per_stage",
-        count(&texture),
-        limits.max_per_stage_descriptor_sampled_images.into(),
-    )?;
-    over("max_samplers_per_stage", count(&sampler), limits.max_per_stage_descriptor_samplers.into())?;
     over(
         "maxPerStageDescriptorStorageBuffers",
-        count(&storage),
+        count(&|k| matches!(k, BindingKind::StorageBuffer { .. })),
         limits.max_per_stage_descriptor_storage_buffers.into(),
     )?;
     Ok(())

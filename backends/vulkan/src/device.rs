@@ -145,6 +145,7 @@ fn hal_limits(caps: &crate::instance::Caps) -> DeviceLimits {
         },
         max_geometry_buffer_size: buffer,
     }
+    .within_reported_caps()
 }
 
 /// [`VulkanDevice::checked`] for code that holds the shared state only (a window's surface).

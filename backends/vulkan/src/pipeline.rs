@@ -377,7 +377,7 @@ pub(crate) fn create_render_pipeline(
     let bindings = reflect::pipeline_bindings(&stages)
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
     let caps = &dev.shared.caps;
-    check_binding_limits(&bindings, &caps.limits, dev.limits().max_uniform_block_size, OP)?;
+    check_binding_limits(&bindings, &caps.limits, dev.limits(), OP)?;
     let mut refusal = interface_refusal(desc);
     // Targets the fragment stage never writes keep their contents (Vulkan would write
     // undefined values and the layers warn about it).

@@ -209,4 +209,5 @@ pub(crate) fn hal_limits(grant: &Grant) -> DeviceLimits {
         max_sampler_anisotropy: if anisotropic { 16 } else { 1 },
         max_geometry_buffer_size: l.max_buffer_size,
     }
+    .within_reported_caps()
 }

@@ -34,6 +34,7 @@ pub(crate) fn create_compute_pipeline(
     let stages = [(&*sd.module, ShaderStage::Compute, sd.entry_point.as_str())];
     let bindings = reflect::pipeline_bindings(&stages)
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
+    backend::check_binding_limits(&bindings, dev.limits())?;
     let (groups, pipeline) = dev
         .scoped(OP, 0, || {
             let (groups, layout) = build_layouts(&dev.device, &desc.label, &bindings, &stages, true);

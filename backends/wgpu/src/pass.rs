@@ -431,13 +431,8 @@ impl PassEncoder for WgpuPass<'_> {
     ) -> Result<(), DeviceError> {
         const OP: &str = "set_vertex_buffer";
         self.device.geometry(buffer, OP)?;
+        backend::check_vertex_buffer(slot, buffer, offset, self.device.limits())?;
         let size = buffer.descriptor().size;
-        if slot as usize >= self.vertex.len() || offset > size || !offset.is_multiple_of(4) {
-            return Err(out_of_bounds(
-                OP,
-                format!("slot {slot} at offset {offset} of {} (offsets are multiples of 4)", buffer.label()),
-            ));
-        }
         self.vertex[slot as usize] = Some(size - offset);
         self.commands.push(Cmd::Vertex { slot, buffer: buffer.clone(), offset });
         Ok(())

@@ -24,6 +24,7 @@ pub(crate) fn checks() -> Vec<Check> {
         c("color_attachments_at_and_past_the_limit", color_attachments_at_and_past_the_limit),
         c("vertex_attributes_at_and_past_the_limit", vertex_attributes_at_and_past_the_limit),
         c("vertex_buffers_at_and_past_the_limit", vertex_buffers_at_and_past_the_limit),
+        c("bindings_at_and_past_the_limit", bindings_at_and_past_the_limit),
         c("geometry_is_used_as_declared", geometry_is_used_as_declared),
         c("missing_entry_points_are_refused_by_name", missing_entry_points_are_refused_by_name),
         c("binding_past_the_layout_is_refused", binding_past_the_layout_is_refused),
@@ -228,17 +229,116 @@ fn vertex_buffers_at_and_past_the_limit(device: &dyn GraphicsDevice) -> CheckRes
     )
 }
 
+/// A shader pair whose fragment stage binds `n` resources of one kind at group 0, bindings
+/// `0..n`, and reads every one (so reflection keeps them all).
+fn bindings_wgsl(kind: BindingsOf, n: u32) -> String {
+    let mut decls = String::new();
+    let mut reads = String::new();
+    match kind {
+        BindingsOf::Textures => {
+            for i in 0..n {
+                decls += &format!("@group(0) @binding({i}) var t{i}: texture_2d<f32>;\n");
+                reads += &format!("    c += textureLoad(t{i}, vec2<i32>(0), 0);\n");
+            }
+        }
+        BindingsOf::Samplers => {
+            decls += &format!("@group(0) @binding({n}) var t: texture_2d<f32>;\n");
+            for i in 0..n {
+                decls += &format!("@group(0) @binding({i}) var s{i}: sampler;\n");
+                reads += &format!("    c += textureSampleLevel(t, s{i}, vec2<f32>(0.5), 0.0);\n");
+            }
+        }
+        BindingsOf::UniformBlocks => {
+            decls += "struct U { v: vec4<f32> }\n";
+            for i in 0..n {
+                decls += &format!("@group(0) @binding({i}) var<uniform> u{i}: U;\n");
+                reads += &format!("    c += u{i}.v;\n");
+            }
+        }
+        BindingsOf::BlockOfVec4s => {
+            decls += &format!(
+                "struct U {{ v: array<vec4<f32>, {n}> }}\n@group(0) @binding(0) var<uniform> u: U;\n"
+            );
+            reads += &format!("    c += u.v[{}];\n", n - 1);
+        }
+    }
+    format!(
+        "{decls}@vertex\nfn vs() -> @builtin(position) vec4<f32> {{\n    return vec4<f32>(0.0, 0.0, 0.0, 1.0);\n}}\n\
+         @fragment\nfn fs() -> @location(0) vec4<f32> {{\n    var c = vec4<f32>(0.0);\n{reads}    return c;\n}}\n"
+    )
+}
+
+/// What [`bindings_wgsl`] declares.
+#[derive(Clone, Copy)]
+enum BindingsOf {
+    Textures,
+    Samplers,
+    UniformBlocks,
+    /// One uniform block of that many `vec4<f32>`s.
+    BlockOfVec4s,
+}
+
+/// Pipelines whose fragment stage binds exactly `max_sampled_textures_per_stage` textures,
+/// `max_samplers_per_stage` samplers and `max_uniform_blocks_per_stage` uniform blocks, and
+/// one uniform block of exactly `max_uniform_block_size` bytes, are created; one more of any
+/// (16 bytes more for the block, a `vec4`) is refused as `LimitExceeded` naming that limit,
+/// with the count asked for and the device's own limit. A device that refuses what it
+/// reports, accepts one past it (letting its API fail later, or not at all), or names another
+/// limit fails.
+fn bindings_at_and_past_the_limit(device: &dyn GraphicsDevice) -> CheckResult {
+    let limits = *device.limits();
+    let cases = [
+        (BindingsOf::Textures, "max_sampled_textures_per_stage", limits.max_sampled_textures_per_stage, 1),
+        (BindingsOf::Samplers, "max_samplers_per_stage", limits.max_samplers_per_stage, 1),
+        (BindingsOf::UniformBlocks, "max_uniform_blocks_per_stage", limits.max_uniform_blocks_per_stage, 1),
+        (BindingsOf::BlockOfVec4s, "max_uniform_block_size", limits.max_uniform_block_size / 16, 16),
+    ];
+    for (kind, limit, max, unit) in cases {
+        let desc = |n: u32| {
+            pipeline_desc_from(
+                device,
+                &bindings_wgsl(kind, n),
+                ("vs", "fs"),
+                &[TextureFormat::Rgba8Unorm],
+                |_| {},
+            )
+        };
+        let reported = max * unit;
+        ensure!(
+            reported == limit_value(&limits, limit),
+            "{limit} is {} bytes, not a whole number of vec4s",
+            limit_value(&limits, limit)
+        );
+        create_pipeline(device, &desc(max)?, &format!("a pipeline at {limit} ({reported})"))?;
+        expect_limit(
+            device.create_pipeline(&desc(max + 1)?),
+            limit,
+            u64::from((max + 1) * unit),
+            reported.into(),
+            &format!("a pipeline at {limit} + {unit}"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The value of the binding limit called `name`.
+fn limit_value(limits: &f3d_hal::DeviceLimits, name: &str) -> u32 {
+    match name {
+        "max_sampled_textures_per_stage" => limits.max_sampled_textures_per_stage,
+        "max_samplers_per_stage" => limits.max_samplers_per_stage,
+        "max_uniform_blocks_per_stage" => limits.max_uniform_blocks_per_stage,
+        _ => limits.max_uniform_block_size,
+    }
+}
+
 /// A geometry buffer is used only as its usage declares: a VERTEX-only buffer set as an index
 /// buffer is refused as `MissingUsage` naming `INDEX` (and the buffer), and with
 /// `INDIRECT_DRAW` a buffer without `INDIRECT` given to `draw_indirect` as `MissingUsage`
 /// naming `INDIRECT`; buffers used as declared (VERTEX-only as vertices, INDEX-only as
 /// indices, INDIRECT-only for `draw_indirect`) are accepted. Without `INDIRECT_DRAW`,
-/// declaring `INDIRECT` is refused by the feature's name. A device that reads a buffer as what
+/// declaring `INDIRECT` is refused by the feature's name; an INDEX-only buffer set as a vertex
+/// buffer is refused as `MissingUsage` naming `VERTEX`. A device that reads a buffer as what
 /// it was not declared for, or refuses one used as declared, fails.
-///
-/// The mirror case (an INDEX-only buffer set as a vertex buffer, refused naming `VERTEX` by
-/// `backend::check_vertex_buffer`) is not asked yet: the wgpu backend's `set_vertex_buffer`
-/// does not call that rule and accepts it.
 fn geometry_is_used_as_declared(device: &dyn GraphicsDevice) -> CheckResult {
     // Four u32s: vertex count, instance count, first vertex, first instance.
     let args: Vec<u8> = [3u32, 1, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -264,6 +364,12 @@ fn geometry_is_used_as_declared(device: &dyn GraphicsDevice) -> CheckResult {
         &vertex_only,
         "INDEX",
         "a VERTEX-only buffer set as an index buffer",
+    )?;
+    expect_missing_usage(
+        pass.set_vertex_buffer(0, &index_only, 0),
+        &index_only,
+        "VERTEX",
+        "an INDEX-only buffer set as a vertex buffer",
     )?;
     pass.set_vertex_buffer(0, &vertex_only, 0).ctx("a VERTEX-only buffer set as a vertex buffer")?;
     pass.set_index_buffer(&index_only, IndexFormat::Uint16, 0)

@@ -48,6 +48,10 @@ enum Lie {
     /// (Over the soft device.) Does not report wireframe, and makes wireframe pipelines
     /// anyway (a backend that forgot the shared pipeline check).
     ForgetsTheRules,
+    /// Reports one sampled texture per stage more than it accepts.
+    OverReportsBindings,
+    /// Reports half the samplers per stage it accepts, and accepts past what it reports.
+    UnderReportsBindings,
 }
 
 /// A surface that shows nothing and says it did.
@@ -80,6 +84,7 @@ struct Dishonest {
     inner: Box<dyn GraphicsDevice>,
     lie: Lie,
     features: DeviceFeatures,
+    limits: DeviceLimits,
     kept: Mutex<Vec<TextureHandle>>,
     pipelines: Mutex<Vec<String>>,
 }
@@ -106,7 +111,13 @@ impl Dishonest {
             Lie::ForgetsTheRules => features.remove(DeviceFeature::WIREFRAME),
             _ => {}
         }
-        Self { inner, lie, features, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
+        let mut limits = *inner.limits();
+        match lie {
+            Lie::OverReportsBindings => limits.max_sampled_textures_per_stage += 1,
+            Lie::UnderReportsBindings => limits.max_samplers_per_stage /= 2,
+            _ => {}
+        }
+        Self { inner, lie, features, limits, kept: Mutex::new(Vec::new()), pipelines: Mutex::new(Vec::new()) }
     }
 }
 
@@ -218,7 +229,7 @@ impl GraphicsDevice for Dishonest {
         &self.features
     }
     fn limits(&self) -> &DeviceLimits {
-        self.inner.limits()
+        &self.limits
     }
     fn texture_format_support(&self, format: TextureFormat) -> FormatSupport {
         self.inner.texture_format_support(format)
@@ -470,6 +481,13 @@ fn a_limit_refused_by_another_name_is_caught() {
 }
 
 #[test]
+fn binding_limits_reported_but_not_held_are_caught() {
+    let check = "bindings_at_and_past_the_limit";
+    assert_caught(Lie::OverReportsBindings, Tier::Core, check, "at max_sampled_textures_per_stage");
+    assert_caught(Lie::UnderReportsBindings, Tier::Core, check, "accepted, one past max_samplers_per_stage");
+}
+
+#[test]
 fn timestamps_that_do_not_move_are_caught() {
     assert_caught(Lie::ZeroTimestamps, Tier::Capabilities, "timestamp_query", "is not later");
 }
@@ -552,7 +570,7 @@ fn a_declined_factory_declines_every_check_and_never_passes() {
 #[test]
 fn tier_sizes_are_held() {
     let count = |t| all_checks().iter().filter(|c| c.tier == t).count();
-    assert_eq!(count(Tier::Core), 20);
+    assert_eq!(count(Tier::Core), 21);
     assert_eq!(count(Tier::Capabilities), DeviceFeature::ALL.len());
     assert_eq!(count(Tier::Lifecycle), 8);
     assert_eq!(count(Tier::Shader), 67);
