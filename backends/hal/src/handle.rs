@@ -307,6 +307,12 @@ macro_rules! handle {
                 Self(Arc::new(HandleInner { owner: owner.shared.clone(), desc, payload }))
             }
 
+            /// `Ok` when `device` made this handle and is alive; the refusal a backend gives
+            /// for a foreign handle or a lost device otherwise (the pass recorder's check).
+            pub fn check_usable(&self, device: &DeviceOwner, operation: &'static str) -> Result<(), DeviceError> {
+                self.0.check(device, operation, $label)
+            }
+
             pub(crate) fn payload<T: 'static>(
                 &self,
                 device: &impl Identity,

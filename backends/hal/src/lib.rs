@@ -98,6 +98,7 @@ mod memory;
 mod pass;
 mod pipeline;
 pub mod present;
+pub mod record;
 /// The window-handle crate [`SurfaceTarget`] is made from, so backends and apps name the same
 /// version.
 pub use raw_window_handle;

@@ -14,7 +14,6 @@ use f3d_hal::{
 };
 use f3d_materials::reflect;
 
-use crate::pass::NullPass;
 use crate::pipeline::{NullPipeline, NullSampler, NullShader};
 use crate::texture::{NullGeometry, NullTexture};
 
@@ -213,7 +212,7 @@ impl GraphicsDevice for NullDevice {
         const OP: &str = "begin_render_pass";
         self.owner.check_alive(OP)?;
         backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::NULL)?;
-        Ok(Box::new(NullPass::new(self, desc)?))
+        Ok(Box::new(f3d_hal::record::Recorder::begin(self, desc)?))
     }
 
     fn readback(

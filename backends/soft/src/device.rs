@@ -13,7 +13,6 @@ use f3d_hal::{
     check_readback,
 };
 
-use crate::pass::SoftPass;
 use crate::pipeline::{SoftPipeline, SoftShader};
 use crate::raster::srgb::SrgbEncoder;
 use crate::texture::{SoftGeometry, SoftQuerySet, SoftSampler, SoftTexture};
@@ -259,7 +258,7 @@ impl GraphicsDevice for SoftDevice {
     ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
         self.owner.check_alive("begin_render_pass")?;
         backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::SOFT)?;
-        Ok(Box::new(SoftPass::new(self, desc)?))
+        Ok(Box::new(f3d_hal::record::Recorder::begin(self, desc)?))
     }
 
     fn readback(

@@ -49,7 +49,7 @@ pub(crate) fn create_compute_pipeline(
             (groups, pipeline)
         })
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
-    let payload = WgpuPipeline::new(Compiled::Compute(pipeline), groups, None, Vec::new(), dev.live_token());
+    let payload = WgpuPipeline::new(Compiled::Compute(pipeline), groups, dev.live_token());
     let info = f3d_hal::PipelineInfo { label: desc.label.clone(), bindings, render: None };
     Ok(backend::wrap_pipeline(dev.owner(), info, payload))
 }

@@ -17,7 +17,6 @@ use f3d_hal::{
 
 use crate::adapter::{self, Grant, Opened};
 use crate::conv;
-use crate::pass::WgpuPass;
 use crate::pipeline::{Compiled, WgpuPipeline, WgpuShader};
 use crate::readback::{LossCell, block_on, read_buffer, read_texture};
 use crate::ring::UniformRing;
@@ -476,7 +475,8 @@ impl GraphicsDevice for WgpuDevice {
         const OP: &str = "begin_render_pass";
         self.alive(OP)?;
         backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::WGPU)?;
-        Ok(Box::new(WgpuPass::new(self, desc)?))
+        crate::pass::check_begin(self, desc)?;
+        Ok(Box::new(f3d_hal::record::Recorder::begin(self, desc)?))
     }
 
     fn readback(

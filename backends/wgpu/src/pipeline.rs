@@ -12,8 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use f3d_hal::naga;
 use f3d_hal::{
-    BindingInfo, BindingKind, BindingLayout, BindingSlot, PipelineDescriptor, ShaderStage, TextureFormat,
-    ValidatedModule, VertexStepMode,
+    BindingInfo, BindingKind, BindingLayout, BindingSlot, PipelineDescriptor, ShaderStage, ValidatedModule,
 };
 
 use crate::ring::UniformRing;
@@ -42,25 +41,6 @@ pub(crate) struct Group {
     pub(crate) slots: Vec<BindingSlot>,
 }
 
-/// The attachments a render pipeline draws into; a pass must have exactly these (wgpu's
-/// render-pass compatibility).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Target {
-    pub(crate) colors: Vec<TextureFormat>,
-    pub(crate) depth: Option<TextureFormat>,
-    pub(crate) samples: u32,
-    pub(crate) views: Option<NonZeroU32>,
-}
-
-/// What wgpu reads from a vertex buffer slot, for the draw-range rule wgpu enforces.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct VertexStep {
-    pub(crate) stride: u64,
-    /// Bytes the last element needs (the end of the furthest attribute).
-    pub(crate) last_stride: u64,
-    pub(crate) mode: VertexStepMode,
-}
-
 /// What the device made of a pipeline.
 pub(crate) enum Compiled {
     Render(wgpu::RenderPipeline),
@@ -83,9 +63,6 @@ const MAX_CACHED_BIND_GROUPS: usize = 256;
 pub(crate) struct WgpuPipeline {
     pub(crate) compiled: Compiled,
     pub(crate) groups: Vec<Group>,
-    /// For render pipelines.
-    pub(crate) target: Option<Target>,
-    pub(crate) vertex_steps: Vec<VertexStep>,
     pub(crate) refusal_reported: AtomicBool,
     bind_groups: Mutex<BindGroupCache>,
     pub(crate) _live: LiveToken,
@@ -112,18 +89,10 @@ impl Resource<'_> {
 }
 
 impl WgpuPipeline {
-    pub(crate) fn new(
-        compiled: Compiled,
-        groups: Vec<Group>,
-        target: Option<Target>,
-        vertex_steps: Vec<VertexStep>,
-        live: LiveToken,
-    ) -> Self {
+    pub(crate) fn new(compiled: Compiled, groups: Vec<Group>, live: LiveToken) -> Self {
         Self {
             compiled,
             groups,
-            target,
-            vertex_steps,
             refusal_reported: AtomicBool::new(false),
             bind_groups: Mutex::new(BindGroupCache::default()),
             _live: live,
@@ -297,33 +266,6 @@ pub(crate) fn build_layouts(
     (groups, pipeline_layout)
 }
 
-/// The attachments `desc` draws into.
-pub(crate) fn target_of(desc: &PipelineDescriptor) -> Target {
-    Target {
-        colors: desc.color_targets.iter().map(|t| t.format).collect(),
-        depth: desc.depth_stencil.map(|d| d.format),
-        samples: desc.sample_count,
-        views: desc.multiview,
-    }
-}
-
-/// What each vertex buffer slot of `desc` reads, for the draw-range rule.
-pub(crate) fn vertex_steps(desc: &PipelineDescriptor) -> Vec<VertexStep> {
-    desc.vertex_buffers
-        .iter()
-        .map(|l| VertexStep {
-            stride: u64::from(l.stride),
-            last_stride: l
-                .attributes
-                .iter()
-                .map(|a| u64::from(a.offset + a.format.size()))
-                .max()
-                .unwrap_or(0),
-            mode: l.step_mode,
-        })
-        .collect()
-}
-
 /// `create_pipeline`: the shared checks, this adapter's format support, then wgpu. A pipeline
 /// wgpu refuses is handed out anyway and refused at its first draw.
 pub(crate) fn create_render_pipeline(
@@ -439,8 +381,7 @@ pub(crate) fn create_render_pipeline(
         Ok((groups, pipeline)) => (Compiled::Render(pipeline), groups),
         Err(e) => (Compiled::Refused(e.to_string()), Vec::new()),
     };
-    let payload =
-        WgpuPipeline::new(compiled, groups, Some(target_of(desc)), vertex_steps(desc), dev.live_token());
+    let payload = WgpuPipeline::new(compiled, groups, dev.live_token());
     let info = f3d_hal::PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
     Ok(backend::wrap_pipeline(dev.owner(), info, payload))
 }

@@ -11,7 +11,7 @@
 //! error scope, so anything left comes back as an error of `submit`, never a panic.
 
 use f3d_hal::backend;
-use f3d_hal::{BindingLayout, CommandEncoder, DeviceError, GraphicsDevice, PipelineHandle};
+use f3d_hal::{BindingLayout, DeviceError, GraphicsDevice, PipelineHandle};
 
 use crate::conv;
 use crate::device::WgpuDevice;
@@ -21,6 +21,10 @@ use crate::ring::UniformRing;
 use crate::texture::{WgpuGeometry, WgpuSampler, WgpuTexture};
 
 impl WgpuPass<'_> {
+    fn owner(&self) -> &f3d_hal::DeviceOwner {
+        self.device.owner()
+    }
+
     /// Views of the attachments, for the wgpu pass descriptor.
     fn attachment_views(&self) -> Result<AttachmentViews, DeviceError> {
         const OP: &str = "submit";
@@ -163,14 +167,12 @@ fn bind(
     Ok(())
 }
 
-impl CommandEncoder for WgpuPass<'_> {
-    fn submit(self: Box<Self>) -> Result<(), DeviceError> {
+impl WgpuPass<'_> {
+    /// Replays the pass into a wgpu render pass and submits it.
+    pub(crate) fn submit(self) -> Result<(), DeviceError> {
         const OP: &str = "submit";
         let device = self.device;
         device.alive(OP)?;
-        if self.occlusion_open {
-            return Err(refused(OP, "an occlusion query is still running"));
-        }
         let views = self.attachment_views()?;
         let colors: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = self
             .colors
@@ -224,8 +226,7 @@ impl CommandEncoder for WgpuPass<'_> {
                     timestamp_writes: None,
                     occlusion_query_set: views.occlusion.as_ref(),
                     multiview_mask: self
-                        .target
-                        .views
+                        .multiview
                         .and_then(|n| std::num::NonZeroU32::new((1u32 << n.get().min(31)) - 1)),
                 });
                 self.replay(&mut rp, ring, base)?;
