@@ -155,6 +155,51 @@ pub trait PassSink: Sync {
         true
     }
 
+    /// What only this backend refuses at `set_pipeline`, after the shared rules (Vulkan: a
+    /// pipeline that writes depth in a pass whose depth attachment the graph made read-only).
+    fn check_pipeline(
+        &self,
+        pass: &RenderPassDescriptor,
+        pipeline: &PipelineHandle,
+    ) -> Result<(), DeviceError> {
+        let _ = (pass, pipeline);
+        Ok(())
+    }
+
+    /// What only this backend refuses in `set_viewport`, after the shared rule (its API's
+    /// viewport bounds).
+    fn check_viewport(&self, viewport: &Viewport) -> Result<(), DeviceError> {
+        let _ = viewport;
+        Ok(())
+    }
+
+    /// What only this backend refuses of the bindings at a draw, after the shared rules (a
+    /// format its API cannot filter linearly, say); asked when a binding changed since the
+    /// last draw. `bound[i]` is what slot `i` of `pipeline` holds.
+    fn check_bindings(
+        &self,
+        operation: &'static str,
+        pipeline: &PipelineHandle,
+        bound: &[Option<Bound>],
+    ) -> Result<(), DeviceError> {
+        let _ = (operation, pipeline, bound);
+        Ok(())
+    }
+
+    /// What only this backend refuses of `count` indirect draws (its API's most draws per call).
+    fn check_indirect(&self, operation: &'static str, count: u32) -> Result<(), DeviceError> {
+        let _ = (operation, count);
+        Ok(())
+    }
+
+    /// Whether the pass may sample `texture`, one of its own attachments (Vulkan: a depth
+    /// attachment the render graph made read-only). Otherwise a pass never samples what it
+    /// draws into.
+    fn can_sample_attached(&self, pass: &RenderPassDescriptor, texture: &TextureHandle) -> bool {
+        let _ = (pass, texture);
+        false
+    }
+
     /// Whether `texture` can be sampled on this device at all (its API may lack a view or a
     /// filterable format for it); the recorder has checked the rest.
     fn can_sample(&self, texture: &TextureHandle) -> bool {
@@ -182,8 +227,14 @@ pub struct Recorder<'a> {
     index: Option<(u64, u64, IndexFormat)>,
     /// Whether an occlusion query is running.
     occlusion: bool,
-    /// The one query set the pass's occlusion queries use, and the queries begun so far.
-    occlusion_set: Option<(QuerySetHandle, Vec<u32>)>,
+    /// The one query set the pass's occlusion queries use.
+    occlusion_set: Option<QuerySetHandle>,
+    /// Every query the pass writes (set, index): each once per pass.
+    queries: Vec<(QuerySetHandle, u32)>,
+    /// Whether a binding changed since the last draw (the binding checks run again).
+    rebound: bool,
+    /// The sink's uniform alignment, asked once.
+    align: usize,
 }
 
 fn refused(operation: &'static str, reason: impl Into<String>) -> DeviceError {
@@ -225,6 +276,9 @@ impl<'a> Recorder<'a> {
             index: None,
             occlusion: false,
             occlusion_set: None,
+            queries: Vec::new(),
+            rebound: true,
+            align: sink.uniform_alignment().max(1),
         })
     }
 
@@ -260,6 +314,9 @@ impl<'a> Recorder<'a> {
     fn prepare_draw(&mut self, operation: &'static str) -> Result<bool, DeviceError> {
         self.device().owner().check_alive(operation)?;
         let Some(pipeline) = &self.pipeline else { return Err(DeviceError::NoPipeline { operation }) };
+        if !self.rebound {
+            return Ok(*self.draws.get_or_insert_with(|| self.sink.pipeline_draws(pipeline)));
+        }
         backend::check_bindings_complete(operation, pipeline, |slot| {
             self.bound.get(slot.0 as usize).is_some_and(Option::is_some)
         })?;
@@ -281,6 +338,10 @@ impl<'a> Recorder<'a> {
             &device.backend_id(),
         )?;
         let draws = *self.draws.get_or_insert_with(|| self.sink.pipeline_draws(pipeline));
+        if draws {
+            self.sink.check_bindings(operation, pipeline, &self.bound)?;
+        }
+        self.rebound = false;
         Ok(draws)
     }
 
@@ -307,6 +368,7 @@ impl<'a> Recorder<'a> {
                 usage: "INDIRECT",
             });
         }
+        self.sink.check_indirect(operation, count)?;
         let end = offset.checked_add(16 * u64::from(count));
         if !offset.is_multiple_of(4) || end.is_none_or(|e| e > desc.size) {
             return Err(out_of_bounds(
@@ -331,12 +393,40 @@ impl<'a> Recorder<'a> {
         self.feature(kind.feature())?;
         set.check_usable(self.device().owner(), operation)?;
         let d = set.descriptor();
-        if d.kind != kind || index >= d.count {
+        // A query in a multiview pass takes one query per view.
+        let views = self.pass.desc.multiview.map_or(1, |n| n.get());
+        if d.kind != kind || u64::from(index) + u64::from(views) > u64::from(d.count) {
             return Err(out_of_bounds(
                 operation,
-                format!("query {index} of {} ({:?}, {} queries)", set.label(), d.kind, d.count),
+                format!(
+                    "query {index} ({views} views) of {} ({:?}, {} queries)",
+                    set.label(),
+                    d.kind,
+                    d.count
+                ),
             ));
         }
+        Ok(())
+    }
+
+    /// Notes that the pass writes query `index` of `set` (each query at most once per pass).
+    fn use_query(
+        &mut self,
+        operation: &'static str,
+        set: &QuerySetHandle,
+        index: u32,
+    ) -> Result<(), DeviceError> {
+        let views = self.pass.desc.multiview.map_or(1, |n| n.get());
+        let overlaps = |(s, i): &(QuerySetHandle, u32)| {
+            s.same(set) && *i < index.saturating_add(views) && index < i.saturating_add(views)
+        };
+        if self.queries.iter().any(overlaps) {
+            return Err(refused(
+                operation,
+                format!("query {index} of {} was already written in this pass", set.label()),
+            ));
+        }
+        self.queries.push((set.clone(), index));
         Ok(())
     }
 }
@@ -360,7 +450,9 @@ impl PassEncoder for Recorder<'_> {
         const OP: &str = "set_pipeline";
         pipeline.check_usable(self.device().owner(), OP)?;
         backend::check_pipeline_matches_pass(pipeline, &self.pass.desc)?;
+        self.sink.check_pipeline(&self.pass.desc, pipeline)?;
         self.bound = vec![None; pipeline.bindings().entries().len()];
+        self.rebound = true;
         self.draws = None;
         self.pipeline = Some(pipeline.clone());
         self.pass.commands.push(PassCommand::SetPipeline(pipeline.clone()));
@@ -373,6 +465,7 @@ impl PassEncoder for Recorder<'_> {
 
     fn set_viewport(&mut self, viewport: Viewport) -> Result<(), DeviceError> {
         backend::check_viewport(&viewport, self.device().limits())?;
+        self.sink.check_viewport(&viewport)?;
         self.pass.commands.push(PassCommand::SetViewport(viewport));
         Ok(())
     }
@@ -451,12 +544,12 @@ impl PassEncoder for Recorder<'_> {
         if bytes.len() < size {
             return false;
         }
-        let align = self.sink.uniform_alignment().max(1);
-        let start = self.pass.uniforms.len().next_multiple_of(align);
+        let start = self.pass.uniforms.len().next_multiple_of(self.align);
         self.pass.uniforms.resize(start, 0);
         self.pass.uniforms.extend_from_slice(&bytes[..size]);
         let bound = Bound::Uniform(start..start + size);
         self.bound[slot.0 as usize] = Some(bound.clone());
+        self.rebound = true;
         self.pass.commands.push(PassCommand::Bind { slot, bound });
         true
     }
@@ -464,7 +557,7 @@ impl PassEncoder for Recorder<'_> {
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
         let device = self.device();
         let accepted = texture.check_usable(device.owner(), "bind_texture").is_ok()
-            && !self.attached(texture)
+            && (!self.attached(texture) || self.sink.can_sample_attached(&self.pass.desc, texture))
             && self.sink.can_sample(texture)
             && self
                 .pipeline_bindings()
@@ -473,6 +566,7 @@ impl PassEncoder for Recorder<'_> {
         if accepted {
             let bound = Bound::Texture(texture.clone());
             self.bound[slot.0 as usize] = Some(bound.clone());
+            self.rebound = true;
             self.pass.commands.push(PassCommand::Bind { slot, bound });
         }
         accepted
@@ -485,6 +579,7 @@ impl PassEncoder for Recorder<'_> {
         if accepted {
             let bound = Bound::Sampler(sampler.clone());
             self.bound[slot.0 as usize] = Some(bound.clone());
+            self.rebound = true;
             self.pass.commands.push(PassCommand::Bind { slot, bound });
         }
         accepted
@@ -552,6 +647,7 @@ impl PassEncoder for Recorder<'_> {
 
     fn write_timestamp(&mut self, set: &QuerySetHandle, index: u32) -> Result<(), DeviceError> {
         self.query(set, index, QueryKind::Timestamp, "write_timestamp")?;
+        self.use_query("write_timestamp", set, index)?;
         self.pass.commands.push(PassCommand::WriteTimestamp { set: set.clone(), index });
         Ok(())
     }
@@ -562,15 +658,11 @@ impl PassEncoder for Recorder<'_> {
         if self.occlusion {
             return Err(refused(OP, "a query is already running"));
         }
-        // WebGPU's rules, held everywhere: one query set per pass, each query once.
-        let (used_set, used) = self.occlusion_set.get_or_insert_with(|| (set.clone(), Vec::new()));
-        if !used_set.same(set) {
+        // WebGPU's rule, held everywhere: one occlusion query set per pass.
+        if !self.occlusion_set.get_or_insert_with(|| set.clone()).same(set) {
             return Err(refused(OP, "a pass counts occlusion into one query set"));
         }
-        if used.contains(&index) {
-            return Err(refused(OP, format!("occlusion query {index} was already used in this pass")));
-        }
-        used.push(index);
+        self.use_query(OP, set, index)?;
         self.occlusion = true;
         self.pass.commands.push(PassCommand::BeginOcclusion { set: set.clone(), index });
         Ok(())

@@ -88,7 +88,6 @@ pub(crate) fn create_compute_pipeline(
         binding_numbers: bindings.entries().iter().map(|b| b.binding).collect(),
         pool_sizes,
         render: false,
-        vertex_buffers: 0,
         writes_depth_stencil: false,
         refusal: None,
         refusal_reported: AtomicBool::new(false),

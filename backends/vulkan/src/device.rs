@@ -21,7 +21,6 @@ use crate::barrier::{Need, Use, prepare};
 use crate::compiler::{ShaderCaps, entry_spirv};
 use crate::conv;
 use crate::instance::{Instance, ValidationLog, open_device};
-use crate::pass::VkPass;
 use crate::pipeline::{VkPipeline, VkShader};
 use crate::readback::{buffer_of, read_texture, staging_upload};
 use crate::swapchain::VkSurface;
@@ -686,7 +685,8 @@ impl GraphicsDevice for VulkanDevice {
         const OP: &str = "begin_render_pass";
         self.alive(OP)?;
         backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::VULKAN)?;
-        Ok(Box::new(VkPass::new(self, desc)?))
+        crate::pass::check_begin(self, desc)?;
+        Ok(Box::new(f3d_hal::record::Recorder::begin(self, desc)?))
     }
 
     fn readback(

@@ -1,35 +1,33 @@
-//! Render passes: checked and recorded into a command list, replayed into the open command
-//! buffer with dynamic rendering at submit (`replay.rs`).
+//! Render passes on Vulkan: the HAL's [`Recorder`](f3d_hal::record::Recorder) checks every
+//! call (with this device's own rules through [`PassSink`]'s hooks); at submit the recorded
+//! pass is lowered here and replayed into the open command buffer with dynamic rendering
+//! (`replay.rs`).
 //!
 //! ```text
-//!  begin_render_pass ──► VkPass { commands, bindings arena, uniform bytes }   (no Vulkan yet)
-//!        set_pipeline / bind_* / draw*  ──► checked now, appended to `commands`
-//!  submit ──► barriers (graph transitions, attachments, sampled textures), query resets,
+//!  begin_render_pass ──► check_begin (what only Vulkan refuses) ──► Recorder
+//!  submit ──► lower: RecordedPass ──► VkPass { commands, bindings arena, uniform bytes }
+//!         ──► barriers (graph transitions, attachments, sampled textures), query resets,
 //!             uniform bytes into the ring (one memcpy), vkCmdBeginRendering, replay,
 //!             vkCmdEndRendering, vkQueueSubmit2
 //! ```
 //!
-//! Recording refuses everything Vulkan (or its validation layers) would refuse, so a refusal
-//! is an error from the call at fault and never a broken submission; a pass's effects start
-//! when it is submitted, so a pass begun but not submitted changes nothing. No string is
-//! hashed and nothing is allocated per draw beyond appending to the pass's own lists.
+//! A pass's effects start when it is submitted, so a pass begun but not submitted changes
+//! nothing. No string is hashed and nothing is allocated per draw beyond appending to the
+//! pass's own lists.
 
-use std::collections::HashSet;
 use std::ops::Range;
 
 use f3d_hal::backend;
+use f3d_hal::record::{PassCommand, PassSink, RecordedPass};
 use f3d_hal::{
-    BackendId, BindingKind, BindingLayout, BindingSlot, Color, DeviceError, DeviceFeature, FilterMode,
-    GeometryBuffer, GeometryUsages, GraphicsDevice, IndexFormat, LoadOp, PassEncoder, PipelineHandle,
-    QueryKind, QuerySetHandle, RenderPassDescriptor, ResourceState, SamplerHandle, ScissorRect,
+    BindingKind, Color, DeviceError, FilterMode, GeometryBuffer, GraphicsDevice, IndexFormat, LoadOp,
+    PipelineHandle, QuerySetHandle, RenderPassDescriptor, ResourceState, SamplerHandle, ScissorRect,
     TextureHandle, Viewport,
 };
 
 use crate::device::VulkanDevice;
 use crate::pipeline::VkPipeline;
-use crate::query::VkQuerySet;
-use crate::ring::push_block;
-use crate::texture::{VkSampler, VkTexture};
+use crate::texture::VkTexture;
 
 /// What is bound to one slot of the current pipeline.
 #[derive(Clone)]
@@ -41,7 +39,7 @@ pub(crate) enum Bound {
     Sampler(SamplerHandle),
 }
 
-/// One recorded command.
+/// One lowered command.
 pub(crate) enum Cmd {
     Pipeline(PipelineHandle),
     Viewport(Viewport),
@@ -85,19 +83,7 @@ pub(crate) enum Cmd {
     EndOcclusion(u32),
 }
 
-/// What draws need to know of the current pipeline, so that no draw looks it up again.
-#[derive(Default)]
-struct PipelineFacts {
-    /// The device refused it (draws are dropped and the refusal reported once).
-    refused: bool,
-    /// Vertex buffer slots it reads.
-    vertex_buffers: u32,
-    /// `(texture slot, sampler slot)` of every texture with a sampler, by the HAL's pairing
-    /// (`BindingLayout::sampler_for`).
-    samplers: Vec<(usize, usize)>,
-}
-
-/// A render pass on the Vulkan device.
+/// A pass lowered for Vulkan, ready to replay.
 pub(crate) struct VkPass<'a> {
     pub(crate) device: &'a VulkanDevice,
     /// The pass as begun: attachments, and the render graph's transitions.
@@ -111,20 +97,9 @@ pub(crate) struct VkPass<'a> {
     /// Every binding set recorded, back to back (`Cmd::Bind` points into it).
     pub(crate) binds: Vec<Bound>,
     pub(crate) uniforms: Vec<u8>,
-    align: u64,
-    pipeline: Option<PipelineHandle>,
-    /// What draws need of the current pipeline, read once at `set_pipeline`.
-    facts: PipelineFacts,
-    bound: Vec<Bound>,
-    dirty: bool,
-    /// Per vertex buffer slot: the buffer's size and the offset, once set.
-    vertex: Vec<Option<(u64, u64)>>,
-    index: Option<(u64, u64, IndexFormat)>,
     pub(crate) occlusion: Option<QuerySetHandle>,
-    pub(crate) occlusion_open: Option<u32>,
     /// Queries written in the pass, reset before it begins.
     pub(crate) queries: Vec<(QuerySetHandle, u32)>,
-    used_queries: HashSet<(u64, u32)>,
 }
 
 pub(crate) fn refused(operation: &'static str, reason: impl Into<String>) -> DeviceError {
@@ -135,125 +110,94 @@ fn out_of_bounds(operation: &'static str, what: impl Into<String>) -> DeviceErro
     DeviceError::OutOfBounds { operation, what: what.into() }
 }
 
-impl<'a> VkPass<'a> {
-    pub(crate) fn new(device: &'a VulkanDevice, desc: &RenderPassDescriptor) -> Result<Self, DeviceError> {
-        const OP: &str = "begin_render_pass";
-        let views = desc.multiview.map_or(1, |n| n.get());
-        let invalid = |reason: String| DeviceError::InvalidDescriptor {
+/// What only Vulkan refuses at `begin_render_pass`, beyond the HAL's rules: more views than
+/// the device renders at once, attachments without attachment usage, views past the layers,
+/// a level and layer attached twice, mixed sample counts, resolves across formats.
+pub(crate) fn check_begin(device: &VulkanDevice, desc: &RenderPassDescriptor) -> Result<(), DeviceError> {
+    const OP: &str = "begin_render_pass";
+    let views = desc.multiview.map_or(1, |n| n.get());
+    let invalid =
+        |reason: String| DeviceError::InvalidDescriptor { operation: OP, label: desc.label.clone(), reason };
+    if views > 1 && views > device.shared.caps.max_multiview_views {
+        return Err(DeviceError::LimitExceeded {
             operation: OP,
-            label: desc.label.clone(),
-            reason,
-        };
-        if views > 1 && views > device.shared.caps.max_multiview_views {
-            return Err(DeviceError::LimitExceeded {
-                operation: OP,
-                limit: "maxMultiviewViewCount",
-                requested: views.into(),
-                max: device.shared.caps.max_multiview_views.into(),
-            });
-        }
-        let attachments = desc
-            .color_attachments
-            .iter()
-            .flat_map(|a| std::iter::once(&a.view).chain(a.resolve_target.as_ref()))
-            .chain(desc.depth_stencil_attachment.as_ref().map(|d| &d.view));
-        let mut seen: Vec<(u64, u32, u32)> = Vec::new();
-        for view in attachments {
-            let t = device.texture(&view.texture, OP)?;
-            let d = view.texture.descriptor();
-            let usage = if d.format.is_color() {
-                ash::vk::ImageUsageFlags::COLOR_ATTACHMENT
-            } else {
-                ash::vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-            };
-            if !t.plan.usage.contains(usage) {
-                return Err(invalid(format!(
-                    "{} ({}) cannot be a render attachment on this device",
-                    d.label, d.format
-                )));
-            }
-            if u64::from(view.layer) + u64::from(views) > u64::from(d.array_layers) {
-                return Err(out_of_bounds(
-                    OP,
-                    format!("{views} views from layer {} of {}", view.layer, d.label),
-                ));
-            }
-            if seen.contains(&(t.id, view.mip_level, view.layer)) {
-                return Err(invalid(format!(
-                    "{} level {} layer {} is attached twice",
-                    d.label, view.mip_level, view.layer
-                )));
-            }
-            seen.push((t.id, view.mip_level, view.layer));
-        }
-        let samples: Vec<u32> = desc
-            .color_attachments
-            .iter()
-            .map(|a| &a.view)
-            .chain(desc.depth_stencil_attachment.as_ref().map(|d| &d.view))
-            .map(|v| v.texture.descriptor().sample_count)
-            .collect();
-        if samples.windows(2).any(|w| w[0] != w[1]) {
-            return Err(invalid(format!("attachments differ in sample count ({samples:?})")));
-        }
-        for a in &desc.color_attachments {
-            if let Some(r) = &a.resolve_target {
-                let (from, to) = (a.view.texture.descriptor().format, r.texture.descriptor().format);
-                if from != to {
-                    return Err(invalid(format!("a {from} attachment cannot resolve into {to}")));
-                }
-            }
-        }
-        for t in &desc.transitions {
-            device.texture(&t.texture, OP)?;
-        }
-        let depth_read_only = desc.depth_stencil_attachment.as_ref().is_some_and(|d| {
-            let graph_says = desc
-                .transitions
-                .iter()
-                .any(|t| t.texture.same(&d.view.texture) && t.after == ResourceState::DepthStencilReadOnly);
-            graph_says
-                && d.depth_load == LoadOp::Load
-                && (!d.view.texture.descriptor().format.has_stencil() || d.stencil_load == LoadOp::Load)
+            limit: "maxMultiviewViewCount",
+            requested: views.into(),
+            max: device.shared.caps.max_multiview_views.into(),
         });
-        let align = device.shared.core().ring.align();
-        Ok(Self {
-            device,
-            desc: desc.clone(),
-            depth_read_only,
-            views,
-            size: desc.size().unwrap_or((0, 0)),
-            commands: Vec::new(),
-            binds: Vec::new(),
-            uniforms: Vec::new(),
-            align,
-            pipeline: None,
-            facts: PipelineFacts::default(),
-            bound: Vec::new(),
-            dirty: false,
-            vertex: vec![None; device.limits().max_vertex_buffers as usize],
-            index: None,
-            occlusion: None,
-            occlusion_open: None,
-            queries: Vec::new(),
-            used_queries: HashSet::new(),
-        })
     }
+    let attachments = desc
+        .color_attachments
+        .iter()
+        .flat_map(|a| std::iter::once(&a.view).chain(a.resolve_target.as_ref()))
+        .chain(desc.depth_stencil_attachment.as_ref().map(|d| &d.view));
+    let mut seen: Vec<(u64, u32, u32)> = Vec::new();
+    for view in attachments {
+        let t = device.texture(&view.texture, OP)?;
+        let d = view.texture.descriptor();
+        let usage = if d.format.is_color() {
+            ash::vk::ImageUsageFlags::COLOR_ATTACHMENT
+        } else {
+            ash::vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        };
+        if !t.plan.usage.contains(usage) {
+            return Err(invalid(format!(
+                "{} ({}) cannot be a render attachment on this device",
+                d.label, d.format
+            )));
+        }
+        if u64::from(view.layer) + u64::from(views) > u64::from(d.array_layers) {
+            return Err(out_of_bounds(OP, format!("{views} views from layer {} of {}", view.layer, d.label)));
+        }
+        if seen.contains(&(t.id, view.mip_level, view.layer)) {
+            return Err(invalid(format!(
+                "{} level {} layer {} is attached twice",
+                d.label, view.mip_level, view.layer
+            )));
+        }
+        seen.push((t.id, view.mip_level, view.layer));
+    }
+    let samples: Vec<u32> = desc
+        .color_attachments
+        .iter()
+        .map(|a| &a.view)
+        .chain(desc.depth_stencil_attachment.as_ref().map(|d| &d.view))
+        .map(|v| v.texture.descriptor().sample_count)
+        .collect();
+    if samples.windows(2).any(|w| w[0] != w[1]) {
+        return Err(invalid(format!("attachments differ in sample count ({samples:?})")));
+    }
+    for a in &desc.color_attachments {
+        if let Some(r) = &a.resolve_target {
+            let (from, to) = (a.view.texture.descriptor().format, r.texture.descriptor().format);
+            if from != to {
+                return Err(invalid(format!("a {from} attachment cannot resolve into {to}")));
+            }
+        }
+    }
+    for t in &desc.transitions {
+        device.texture(&t.texture, OP)?;
+    }
+    Ok(())
+}
 
+/// Whether the render graph made `desc`'s depth attachment read-only (and the pass loads both
+/// of its aspects), so shaders may sample it and nothing may write it.
+fn depth_read_only(desc: &RenderPassDescriptor) -> bool {
+    desc.depth_stencil_attachment.as_ref().is_some_and(|d| {
+        let graph_says = desc
+            .transitions
+            .iter()
+            .any(|t| t.texture.same(&d.view.texture) && t.after == ResourceState::DepthStencilReadOnly);
+        graph_says
+            && d.depth_load == LoadOp::Load
+            && (!d.view.texture.descriptor().format.has_stencil() || d.stencil_load == LoadOp::Load)
+    })
+}
+
+impl<'a> VkPass<'a> {
     pub(crate) fn owner(&self) -> &f3d_hal::DeviceOwner {
         self.device.owner()
-    }
-
-    fn features(&self) -> &f3d_hal::DeviceFeatures {
-        self.device.features()
-    }
-
-    fn unsupported(&self, feature: DeviceFeature) -> Result<(), DeviceError> {
-        if self.features().has(feature) {
-            Ok(())
-        } else {
-            Err(DeviceError::Unsupported { feature, backend: BackendId::VULKAN })
-        }
     }
 
     /// Whether `texture` is the pass's depth attachment in a read-only layout.
@@ -261,72 +205,89 @@ impl<'a> VkPass<'a> {
         self.depth_read_only
             && self.desc.depth_stencil_attachment.as_ref().is_some_and(|d| d.view.texture.same(texture))
     }
+}
 
-    /// The checks every draw makes; `Ok(false)` when the pipeline is refused (the draw is
-    /// dropped, the refusal reported once), `Ok(true)` when it draws.
-    fn prepare_draw(
-        &mut self,
-        operation: &'static str,
-        ranges: Option<(&Range<u32>, &Range<u32>)>,
-    ) -> Result<bool, DeviceError> {
-        self.device.alive(operation)?;
-        let Some(pipeline) = self.pipeline.clone() else { return Err(DeviceError::NoPipeline { operation }) };
-        // Checks of what is bound run when a binding changed since the last draw.
-        if self.dirty {
-            let textures: Vec<_> = self.bound_textures().collect();
-            let samplers: Vec<_> = self.bound_samplers().collect();
-            backend::check_float32_filtering(
-                pipeline.bindings(),
-                &textures,
-                &samplers,
-                self.features(),
-                &BackendId::VULKAN,
-            )?;
-        }
-        if self.facts.refused {
-            let payload = backend::pipeline_payload::<VkPipeline>(self.owner(), &pipeline, operation)?;
-            self.device.refuse_once(&pipeline, payload);
-            return Ok(false);
-        }
-        if self.dirty {
-            backend::check_bindings_complete(operation, &pipeline, |slot| {
-                !matches!(self.bound.get(slot.0 as usize), None | Some(Bound::Empty))
-            })?;
-            self.check_filtering(operation)?;
-        }
-        if let Some((vertices, instances)) = ranges {
-            backend::check_vertex_ranges(&pipeline, &self.vertex, vertices, instances)?;
-        }
-        for slot in 0..self.facts.vertex_buffers {
-            if self.vertex.get(slot as usize).copied().flatten().is_none() {
-                return Err(refused(
-                    operation,
-                    format!("pipeline {} reads vertex buffer {slot}, which is not set", pipeline.label()),
-                ));
+impl PassSink for VulkanDevice {
+    fn device(&self) -> &dyn GraphicsDevice {
+        self
+    }
+
+    fn uniform_alignment(&self) -> usize {
+        self.shared.core().ring.align() as usize
+    }
+
+    /// A pipeline Vulkan refused at creation draws nothing; its refusal is reported once.
+    fn pipeline_draws(&self, pipeline: &PipelineHandle) -> bool {
+        match backend::pipeline_payload::<VkPipeline>(self.owner(), pipeline, "draw") {
+            Ok(p) if p.refusal.is_some() => {
+                self.refuse_once(pipeline, p);
+                false
             }
+            _ => true,
         }
-        if self.dirty {
-            let start = self.binds.len() as u32;
-            self.binds.extend_from_slice(&self.bound);
-            self.commands.push(Cmd::Bind { start, len: self.bound.len() as u32 });
-            self.dirty = false;
+    }
+
+    fn check_pipeline(
+        &self,
+        pass: &RenderPassDescriptor,
+        pipeline: &PipelineHandle,
+    ) -> Result<(), DeviceError> {
+        const OP: &str = "set_pipeline";
+        let p = backend::pipeline_payload::<VkPipeline>(self.owner(), pipeline, OP)?;
+        if p.writes_depth_stencil && depth_read_only(pass) {
+            return Err(refused(
+                OP,
+                format!(
+                    "pipeline {} writes depth or stencil, and pass {} only reads its depth attachment",
+                    pipeline.label(),
+                    pass.label
+                ),
+            ));
         }
-        Ok(true)
+        Ok(())
+    }
+
+    /// Vulkan's own bounds (viewportBoundsRange, maxViewportDimensions).
+    fn check_viewport(&self, v: &Viewport) -> Result<(), DeviceError> {
+        let l = &self.shared.caps.limits;
+        let (lo, hi) = (l.viewport_bounds_range[0], l.viewport_bounds_range[1]);
+        let inside = v.x >= lo && v.y >= lo && v.x + v.width <= hi && v.y + v.height <= hi;
+        if !inside
+            || v.width > l.max_viewport_dimensions[0] as f32
+            || v.height > l.max_viewport_dimensions[1] as f32
+        {
+            return Err(out_of_bounds(
+                "set_viewport",
+                format!("{v:?} lies outside this device's viewport bounds"),
+            ));
+        }
+        Ok(())
     }
 
     /// Vulkan's rule for every format (the shared check covers 32-bit floats): a texture is
     /// filtered linearly only where its format allows it, and compared only where its format
     /// allows depth comparison.
-    fn check_filtering(&self, operation: &'static str) -> Result<(), DeviceError> {
+    fn check_bindings(
+        &self,
+        operation: &'static str,
+        pipeline: &PipelineHandle,
+        bound: &[Option<f3d_hal::record::Bound>],
+    ) -> Result<(), DeviceError> {
         use ash::vk::FormatFeatureFlags2 as V;
-        for (texture, sampler) in &self.facts.samplers {
-            let (Some(Bound::Texture(t)), Some(Bound::Sampler(s))) =
-                (self.bound.get(*texture), self.bound.get(*sampler))
+        use f3d_hal::record::Bound as B;
+        let layout = pipeline.bindings();
+        for (i, b) in layout.entries().iter().enumerate() {
+            if !matches!(b.kind, BindingKind::Texture { .. }) {
+                continue;
+            }
+            let Some(sampler) = layout.sampler_for(&b.name) else { continue };
+            let (Some(Some(B::Texture(t))), Some(Some(B::Sampler(s)))) =
+                (bound.get(i), bound.get(sampler.0 as usize))
             else {
                 continue;
             };
             let (desc, s) = (t.descriptor(), s.descriptor());
-            let features = self.device.shared.formats.get(desc.format).features;
+            let features = self.shared.formats.get(desc.format).features;
             let linear = [s.mag_filter, s.min_filter, s.mipmap_filter].contains(&FilterMode::Linear);
             if s.compare.is_none() && linear && !features.contains(V::SAMPLED_IMAGE_FILTER_LINEAR) {
                 return Err(refused(
@@ -347,46 +308,8 @@ impl<'a> VkPass<'a> {
         Ok(())
     }
 
-    fn bound_textures(&self) -> impl Iterator<Item = (BindingSlot, &f3d_hal::TextureDescriptor)> {
-        self.bound.iter().enumerate().filter_map(|(i, b)| match b {
-            Bound::Texture(t) => Some((BindingSlot(i as u32), t.descriptor())),
-            _ => None,
-        })
-    }
-
-    fn bound_samplers(&self) -> impl Iterator<Item = (BindingSlot, &f3d_hal::SamplerDescriptor)> {
-        self.bound.iter().enumerate().filter_map(|(i, b)| match b {
-            Bound::Sampler(s) => Some((BindingSlot(i as u32), s.descriptor())),
-            _ => None,
-        })
-    }
-
-    fn check_ranges(operation: &'static str, ranges: &[(&str, &Range<u32>)]) -> Result<(), DeviceError> {
-        for (what, r) in ranges {
-            if r.start > r.end {
-                return Err(out_of_bounds(operation, format!("{what} {}..{} run backwards", r.start, r.end)));
-            }
-        }
-        Ok(())
-    }
-
-    fn indirect(
-        &mut self,
-        operation: &'static str,
-        buffer: &GeometryBuffer,
-        offset: u64,
-        count: u32,
-    ) -> Result<(), DeviceError> {
-        self.device.geometry(buffer, operation)?;
-        let desc = buffer.descriptor();
-        if !desc.usage.contains(GeometryUsages::INDIRECT) {
-            return Err(DeviceError::MissingUsage {
-                operation,
-                label: desc.label.clone(),
-                usage: "INDIRECT",
-            });
-        }
-        let max = self.device.shared.caps.limits.max_draw_indirect_count;
+    fn check_indirect(&self, operation: &'static str, count: u32) -> Result<(), DeviceError> {
+        let max = self.shared.caps.limits.max_draw_indirect_count;
         if count > max {
             return Err(DeviceError::LimitExceeded {
                 operation,
@@ -395,332 +318,117 @@ impl<'a> VkPass<'a> {
                 max: max.into(),
             });
         }
-        let bytes = 16 * u64::from(count.max(1));
-        if !offset.is_multiple_of(4) || offset.checked_add(bytes).is_none_or(|end| end > desc.size) {
-            return Err(out_of_bounds(
-                operation,
-                format!(
-                    "{bytes} bytes of arguments at offset {offset} of {} ({} bytes)",
-                    desc.label, desc.size
-                ),
-            ));
-        }
-        if self.prepare_draw(operation, None)? && count > 0 {
-            self.commands.push(Cmd::DrawIndirect { buffer: buffer.clone(), offset, count });
-        }
         Ok(())
     }
 
-    fn query_set<'q>(
-        &self,
-        set: &'q QuerySetHandle,
-        index: u32,
-        kind: QueryKind,
-        operation: &'static str,
-    ) -> Result<&'q VkQuerySet, DeviceError> {
-        self.device.alive(operation)?;
-        let q = backend::query_set_payload::<VkQuerySet>(self.owner(), set, operation)?;
-        let count = set.descriptor().count;
-        // A query in a multiview pass takes one query per view.
-        if u64::from(index) + u64::from(self.views) > u64::from(count) {
-            return Err(out_of_bounds(
-                operation,
-                format!("query {index} ({} views) of {}, which has {count}", self.views, set.label()),
-            ));
-        }
-        if set.descriptor().kind != kind {
-            let what = if kind == QueryKind::Timestamp { "a timestamp" } else { "an occlusion" };
-            return Err(refused(operation, format!("{} is not {what} query set", set.label())));
-        }
-        Ok(q)
+    /// A depth attachment the render graph made read-only may be sampled in its own pass.
+    fn can_sample_attached(&self, pass: &RenderPassDescriptor, texture: &TextureHandle) -> bool {
+        depth_read_only(pass)
+            && pass.depth_stencil_attachment.as_ref().is_some_and(|d| d.view.texture.same(texture))
     }
 
-    /// Notes that the pass writes query `index` of `set` (reset before the pass begins); a
-    /// query is written at most once per pass.
-    fn use_query(
-        &mut self,
-        operation: &'static str,
-        set: &QuerySetHandle,
-        id: u64,
-        index: u32,
-    ) -> Result<(), DeviceError> {
-        for i in index..index + self.views {
-            if !self.used_queries.insert((id, i)) {
-                return Err(refused(
-                    operation,
-                    format!("query {i} of {} was already written in this pass", set.label()),
-                ));
-            }
-        }
-        self.queries.push((set.clone(), index));
-        Ok(())
+    fn can_sample(&self, texture: &TextureHandle) -> bool {
+        backend::texture_payload::<VkTexture>(self.owner(), texture, "bind_texture")
+            .is_ok_and(|t| t.sampled_view.is_some())
+    }
+
+    fn submit(&self, pass: RecordedPass) -> Result<(), DeviceError> {
+        lower(self, pass).submit()
     }
 }
 
-impl PassEncoder for VkPass<'_> {
-    fn backend(&self) -> BackendId {
-        BackendId::VULKAN
-    }
-
-    fn set_pipeline(&mut self, pipeline: &PipelineHandle) -> Result<(), DeviceError> {
-        const OP: &str = "set_pipeline";
-        self.device.alive(OP)?;
-        let p = backend::pipeline_payload::<VkPipeline>(self.owner(), pipeline, OP)?;
-        backend::check_pipeline_matches_pass(pipeline, &self.desc)?;
-        if self.depth_read_only && p.writes_depth_stencil {
-            return Err(refused(
-                OP,
-                format!(
-                    "pipeline {} writes depth or stencil, and pass {} only reads its depth attachment",
-                    pipeline.label(),
-                    self.desc.label
-                ),
-            ));
-        }
-        if p.refusal.is_none() {
-            self.commands.push(Cmd::Pipeline(pipeline.clone()));
-        }
-        let layout = pipeline.bindings();
-        self.facts = PipelineFacts {
-            refused: p.refusal.is_some(),
-            vertex_buffers: p.vertex_buffers,
-            samplers: layout
-                .entries()
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| matches!(b.kind, BindingKind::Texture { .. }))
-                .filter_map(|(i, b)| layout.sampler_for(&b.name).map(|s| (i, s.0 as usize)))
-                .collect(),
+/// Lowers a recorded pass: pipelines Vulkan compiled are bound, bindings are gathered into
+/// one set per change before the draw that follows it, empty draws are dropped, the queries
+/// the pass writes are listed for their reset.
+fn lower(device: &VulkanDevice, pass: RecordedPass) -> VkPass<'_> {
+    let (width, height) = pass.size;
+    let mut commands = Vec::with_capacity(pass.commands.len());
+    let mut binds = Vec::new();
+    let mut bound: Vec<Bound> = Vec::new();
+    let mut dirty = false;
+    let mut occlusion = None;
+    let mut open = 0;
+    let mut queries = Vec::new();
+    for command in pass.commands {
+        let draw = match command {
+            PassCommand::SetPipeline(p) => {
+                bound.clear();
+                bound.resize(p.bindings().entries().len(), Bound::Empty);
+                dirty = true;
+                let compiled = backend::pipeline_payload::<VkPipeline>(device.owner(), &p, "submit")
+                    .is_ok_and(|v| v.refusal.is_none());
+                if compiled {
+                    commands.push(Cmd::Pipeline(p));
+                }
+                continue;
+            }
+            PassCommand::SetViewport(v) => Cmd::Viewport(v),
+            PassCommand::SetScissor(r) => {
+                Cmd::Scissor(r.unwrap_or(ScissorRect { x: 0, y: 0, width, height }))
+            }
+            PassCommand::SetStencilReference(r) => Cmd::StencilReference(r),
+            PassCommand::SetBlendConstant(c) => Cmd::BlendConstant(c),
+            PassCommand::SetVertexBuffer { slot, buffer, offset } => Cmd::Vertex { slot, buffer, offset },
+            PassCommand::SetIndexBuffer { buffer, format, offset } => Cmd::Index { buffer, format, offset },
+            PassCommand::Bind { slot, bound: b } => {
+                if let Some(entry) = bound.get_mut(slot.0 as usize) {
+                    *entry = match b {
+                        f3d_hal::record::Bound::Uniform(r) => Bound::Uniform(r.start as u32),
+                        f3d_hal::record::Bound::Texture(t) => Bound::Texture(t),
+                        f3d_hal::record::Bound::Sampler(s) => Bound::Sampler(s),
+                    };
+                    dirty = true;
+                }
+                continue;
+            }
+            PassCommand::Draw { vertices, instances } => {
+                if vertices.is_empty() || instances.is_empty() {
+                    continue;
+                }
+                Cmd::Draw { vertices, instances }
+            }
+            PassCommand::DrawIndexed { indices, base_vertex, instances } => {
+                if indices.is_empty() || instances.is_empty() {
+                    continue;
+                }
+                Cmd::DrawIndexed { indices, base_vertex, instances }
+            }
+            PassCommand::DrawIndirect { buffer, offset, count, .. } => {
+                if count == 0 {
+                    continue;
+                }
+                Cmd::DrawIndirect { buffer, offset, count }
+            }
+            PassCommand::WriteTimestamp { set, index } => {
+                queries.push((set.clone(), index));
+                Cmd::Timestamp { set, index }
+            }
+            PassCommand::BeginOcclusion { set, index } => {
+                queries.push((set.clone(), index));
+                occlusion = Some(set);
+                open = index;
+                Cmd::BeginOcclusion(index)
+            }
+            PassCommand::EndOcclusion => Cmd::EndOcclusion(open),
         };
-        self.bound.clear();
-        self.bound.resize(pipeline.bindings().entries().len(), Bound::Empty);
-        self.dirty = true;
-        self.pipeline = Some(pipeline.clone());
-        Ok(())
-    }
-
-    fn pipeline_bindings(&self) -> Option<&BindingLayout> {
-        self.pipeline.as_ref().map(|p| p.bindings())
-    }
-
-    fn set_viewport(&mut self, v: Viewport) -> Result<(), DeviceError> {
-        const OP: &str = "set_viewport";
-        backend::check_viewport(&v, self.device.limits())?;
-        // Vulkan's own bounds (viewportBoundsRange, maxViewportDimensions) on top of the shared rule.
-        let l = &self.device.shared.caps.limits;
-        let (lo, hi) = (l.viewport_bounds_range[0], l.viewport_bounds_range[1]);
-        let inside = v.x >= lo && v.y >= lo && v.x + v.width <= hi && v.y + v.height <= hi;
-        if !inside
-            || v.width > l.max_viewport_dimensions[0] as f32
-            || v.height > l.max_viewport_dimensions[1] as f32
-        {
-            return Err(out_of_bounds(OP, format!("{v:?} lies outside this device's viewport bounds")));
+        if dirty && matches!(draw, Cmd::Draw { .. } | Cmd::DrawIndexed { .. } | Cmd::DrawIndirect { .. }) {
+            let start = binds.len() as u32;
+            binds.extend_from_slice(&bound);
+            commands.push(Cmd::Bind { start, len: bound.len() as u32 });
+            dirty = false;
         }
-        self.commands.push(Cmd::Viewport(v));
-        Ok(())
+        commands.push(draw);
     }
-
-    fn set_scissor(&mut self, rect: Option<ScissorRect>) -> Result<(), DeviceError> {
-        let (w, h) = self.size;
-        let r = rect.unwrap_or(ScissorRect { x: 0, y: 0, width: w, height: h });
-        if u64::from(r.x) + u64::from(r.width) > u64::from(w)
-            || u64::from(r.y) + u64::from(r.height) > u64::from(h)
-        {
-            return Err(out_of_bounds("set_scissor", format!("{r:?} lies past the {w}x{h} attachment")));
-        }
-        self.commands.push(Cmd::Scissor(r));
-        Ok(())
-    }
-
-    fn set_stencil_reference(&mut self, reference: u32) -> Result<(), DeviceError> {
-        self.commands.push(Cmd::StencilReference(reference));
-        Ok(())
-    }
-
-    fn set_blend_constant(&mut self, color: Color) -> Result<(), DeviceError> {
-        self.unsupported(DeviceFeature::BLEND_CONSTANT)?;
-        self.commands.push(Cmd::BlendConstant(color));
-        Ok(())
-    }
-
-    fn set_vertex_buffer(
-        &mut self,
-        slot: u32,
-        buffer: &GeometryBuffer,
-        offset: u64,
-    ) -> Result<(), DeviceError> {
-        const OP: &str = "set_vertex_buffer";
-        self.device.geometry(buffer, OP)?;
-        backend::check_vertex_buffer(slot, buffer, offset, self.device.limits())?;
-        let size = buffer.descriptor().size;
-        let Some(entry) = self.vertex.get_mut(slot as usize) else {
-            return Err(out_of_bounds(OP, format!("slot {slot}")));
-        };
-        *entry = Some((size, offset));
-        self.commands.push(Cmd::Vertex { slot, buffer: buffer.clone(), offset });
-        Ok(())
-    }
-
-    fn set_index_buffer(
-        &mut self,
-        buffer: &GeometryBuffer,
-        format: IndexFormat,
-        offset: u64,
-    ) -> Result<(), DeviceError> {
-        const OP: &str = "set_index_buffer";
-        self.device.geometry(buffer, OP)?;
-        let desc = buffer.descriptor();
-        if !desc.usage.contains(GeometryUsages::INDEX) {
-            return Err(DeviceError::MissingUsage {
-                operation: OP,
-                label: desc.label.clone(),
-                usage: "INDEX",
-            });
-        }
-        if !offset.is_multiple_of(u64::from(format.size())) || offset > desc.size {
-            return Err(out_of_bounds(
-                OP,
-                format!("offset {offset} is not a multiple of the index size inside {}", desc.label),
-            ));
-        }
-        self.index = Some((desc.size, offset, format));
-        self.commands.push(Cmd::Index { buffer: buffer.clone(), format, offset });
-        Ok(())
-    }
-
-    fn bind_uniform_block_at(&mut self, slot: BindingSlot, bytes: &[u8]) -> bool {
-        let Some(size) = self.pipeline_bindings().and_then(|l| l.get(slot)).and_then(|b| match b.kind {
-            BindingKind::UniformBlock { size } if b.accepts_uniform_bytes(bytes) => Some(size),
-            _ => None,
-        }) else {
-            return false;
-        };
-        let offset = push_block(&mut self.uniforms, self.align, &bytes[..size as usize]);
-        self.bound[slot.0 as usize] = Bound::Uniform(offset);
-        self.dirty = true;
-        true
-    }
-
-    fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
-        // A pass samples none of its attachments (their layouts are attachment layouts), except
-        // a depth attachment the render graph marked read-only.
-        let attached = self
-            .desc
-            .color_attachments
-            .iter()
-            .flat_map(|a| std::iter::once(&a.view).chain(a.resolve_target.as_ref()))
-            .chain(self.desc.depth_stencil_attachment.as_ref().map(|d| &d.view))
-            .any(|v| v.texture.same(texture));
-        if attached && !self.is_read_only_depth(texture) {
-            return false;
-        }
-        let ok = backend::texture_payload::<VkTexture>(self.owner(), texture, "bind_texture")
-            .is_ok_and(|t| t.sampled_view.is_some())
-            && self
-                .pipeline_bindings()
-                .and_then(|l| l.get(slot))
-                .is_some_and(|b| b.accepts_texture(texture.descriptor()));
-        if ok {
-            self.bound[slot.0 as usize] = Bound::Texture(texture.clone());
-            self.dirty = true;
-        }
-        ok
-    }
-
-    fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool {
-        let comparison = sampler.descriptor().compare.is_some();
-        let ok = backend::sampler_payload::<VkSampler>(self.owner(), sampler, "bind_sampler").is_ok()
-            && self
-                .pipeline_bindings()
-                .and_then(|l| l.get(slot))
-                .is_some_and(|b| b.kind == BindingKind::Sampler { comparison });
-        if ok {
-            self.bound[slot.0 as usize] = Bound::Sampler(sampler.clone());
-            self.dirty = true;
-        }
-        ok
-    }
-
-    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<(), DeviceError> {
-        const OP: &str = "draw";
-        backend::check_instances(&instances, self.features(), &BackendId::VULKAN)?;
-        Self::check_ranges(OP, &[("vertices", &vertices), ("instances", &instances)])?;
-        if self.prepare_draw(OP, Some((&vertices, &instances)))?
-            && !vertices.is_empty()
-            && !instances.is_empty()
-        {
-            self.commands.push(Cmd::Draw { vertices, instances });
-        }
-        Ok(())
-    }
-
-    fn draw_indexed(
-        &mut self,
-        indices: Range<u32>,
-        base_vertex: i32,
-        instances: Range<u32>,
-    ) -> Result<(), DeviceError> {
-        const OP: &str = "draw_indexed";
-        backend::check_instances(&instances, self.features(), &BackendId::VULKAN)?;
-        Self::check_ranges(OP, &[("instances", &instances)])?;
-        let Some((size, offset, format)) = self.index else {
-            return Err(refused(OP, "no index buffer is set"));
-        };
-        backend::check_index_window(&indices, size, offset, format)?;
-        if self.prepare_draw(OP, Some((&(0..0), &instances)))? && !indices.is_empty() && !instances.is_empty()
-        {
-            self.commands.push(Cmd::DrawIndexed { indices, base_vertex, instances });
-        }
-        Ok(())
-    }
-
-    fn draw_indirect(&mut self, buffer: &GeometryBuffer, offset: u64) -> Result<(), DeviceError> {
-        self.unsupported(DeviceFeature::INDIRECT_DRAW)?;
-        self.indirect("draw_indirect", buffer, offset, 1)
-    }
-
-    fn multi_draw_indirect(
-        &mut self,
-        buffer: &GeometryBuffer,
-        offset: u64,
-        count: u32,
-    ) -> Result<(), DeviceError> {
-        self.unsupported(DeviceFeature::MULTI_DRAW_INDIRECT)?;
-        self.indirect("multi_draw_indirect", buffer, offset, count)
-    }
-
-    fn write_timestamp(&mut self, set: &QuerySetHandle, index: u32) -> Result<(), DeviceError> {
-        const OP: &str = "write_timestamp";
-        self.unsupported(DeviceFeature::TIMESTAMP_QUERY)?;
-        let id = self.query_set(set, index, QueryKind::Timestamp, OP)?.id;
-        self.use_query(OP, set, id, index)?;
-        self.commands.push(Cmd::Timestamp { set: set.clone(), index });
-        Ok(())
-    }
-
-    fn begin_occlusion_query(&mut self, set: &QuerySetHandle, index: u32) -> Result<(), DeviceError> {
-        const OP: &str = "begin_occlusion_query";
-        self.unsupported(DeviceFeature::OCCLUSION_QUERY)?;
-        let id = self.query_set(set, index, QueryKind::Occlusion, OP)?.id;
-        if self.occlusion.as_ref().is_some_and(|s| !s.same(set)) {
-            return Err(refused(OP, "a pass counts occlusion into one query set"));
-        }
-        if self.occlusion_open.is_some() {
-            return Err(refused(OP, "an occlusion query is already running in this pass"));
-        }
-        self.use_query(OP, set, id, index)?;
-        self.occlusion = Some(set.clone());
-        self.occlusion_open = Some(index);
-        self.commands.push(Cmd::BeginOcclusion(index));
-        Ok(())
-    }
-
-    fn end_occlusion_query(&mut self) -> Result<(), DeviceError> {
-        self.unsupported(DeviceFeature::OCCLUSION_QUERY)?;
-        let Some(index) = self.occlusion_open.take() else {
-            return Err(refused("end_occlusion_query", "no occlusion query is running"));
-        };
-        self.commands.push(Cmd::EndOcclusion(index));
-        Ok(())
+    VkPass {
+        device,
+        depth_read_only: depth_read_only(&pass.desc),
+        views: pass.desc.multiview.map_or(1, |n| n.get()),
+        size: pass.size,
+        desc: pass.desc,
+        commands,
+        binds,
+        uniforms: pass.uniforms,
+        occlusion,
+        queries,
     }
 }

@@ -73,8 +73,6 @@ pub(crate) struct VkPipeline {
     pub(crate) pool_sizes: Vec<vk::DescriptorPoolSize>,
     /// A render pipeline (not a compute one).
     pub(crate) render: bool,
-    /// Vertex buffer slots the pipeline reads.
-    pub(crate) vertex_buffers: u32,
     /// Whether it writes depth or stencil (refused in a pass that only reads its depth).
     pub(crate) writes_depth_stencil: bool,
     /// Why the device refused it, reported at its first draw.
@@ -571,7 +569,6 @@ pub(crate) fn create_render_pipeline(
         binding_numbers: bindings.entries().iter().map(|b| b.binding).collect(),
         pool_sizes,
         render: true,
-        vertex_buffers: desc.vertex_buffers.len() as u32,
         writes_depth_stencil: writes_depth_stencil(desc),
         refusal,
         refusal_reported: AtomicBool::new(false),

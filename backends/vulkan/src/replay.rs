@@ -13,7 +13,7 @@
 
 use ash::vk;
 use f3d_hal::backend;
-use f3d_hal::{BindingKind, CommandEncoder, DeviceError, LoadOp, PipelineHandle, StoreOp};
+use f3d_hal::{BindingKind, DeviceError, LoadOp, PipelineHandle, StoreOp};
 
 use crate::barrier::{Need, Use, prepare};
 use crate::conv;
@@ -465,13 +465,11 @@ impl VkPass<'_> {
     }
 }
 
-impl CommandEncoder for VkPass<'_> {
-    fn submit(self: Box<Self>) -> Result<(), DeviceError> {
+impl VkPass<'_> {
+    /// Replays the pass into the open command buffer and submits it.
+    pub(crate) fn submit(self) -> Result<(), DeviceError> {
         let device = self.device;
         device.alive(OP)?;
-        if self.occlusion_open.is_some() {
-            return Err(refused(OP, "an occlusion query is still running"));
-        }
         // The pass (and every handle it holds) drops after the core lock is released.
         device.checked(OP, || self.record())
     }
