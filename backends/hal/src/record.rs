@@ -175,14 +175,15 @@ pub trait PassSink: Sync {
 
     /// What only this backend refuses of the bindings at a draw, after the shared rules (a
     /// format its API cannot filter linearly, say); asked when a binding changed since the
-    /// last draw. `bound[i]` is what slot `i` of `pipeline` holds.
+    /// last draw. `bound[i]` is what slot `i` of `pipeline` holds; `pairs` lists each
+    /// texture slot with its sampler's slot (the HAL's pairing, `BindingLayout::sampler_for`).
     fn check_bindings(
         &self,
         operation: &'static str,
-        pipeline: &PipelineHandle,
         bound: &[Option<Bound>],
+        pairs: &[(usize, usize)],
     ) -> Result<(), DeviceError> {
-        let _ = (operation, pipeline, bound);
+        let _ = (operation, bound, pairs);
         Ok(())
     }
 
@@ -235,6 +236,8 @@ pub struct Recorder<'a> {
     rebound: bool,
     /// The sink's uniform alignment, asked once.
     align: usize,
+    /// Each texture slot of the current pipeline with its sampler's slot, found once.
+    pairs: Vec<(usize, usize)>,
 }
 
 fn refused(operation: &'static str, reason: impl Into<String>) -> DeviceError {
@@ -279,6 +282,7 @@ impl<'a> Recorder<'a> {
             queries: Vec::new(),
             rebound: true,
             align: sink.uniform_alignment().max(1),
+            pairs: Vec::new(),
         })
     }
 
@@ -320,26 +324,33 @@ impl<'a> Recorder<'a> {
         backend::check_bindings_complete(operation, pipeline, |slot| {
             self.bound.get(slot.0 as usize).is_some_and(Option::is_some)
         })?;
-        let mut textures = Vec::new();
-        let mut samplers = Vec::new();
-        for (i, b) in self.bound.iter().enumerate() {
-            match b {
-                Some(Bound::Texture(t)) => textures.push((BindingSlot(i as u32), t.descriptor())),
-                Some(Bound::Sampler(s)) => samplers.push((BindingSlot(i as u32), s.descriptor())),
-                _ => {}
-            }
-        }
         let device = self.device();
-        backend::check_float32_filtering(
-            pipeline.bindings(),
-            &textures,
-            &samplers,
-            device.features(),
-            &device.backend_id(),
-        )?;
+        let float32 = |b: &Option<Bound>| {
+            use crate::TextureFormat as F;
+            matches!(b, Some(Bound::Texture(t))
+                if matches!(t.descriptor().format, F::R32Float | F::Rg32Float | F::Rgba32Float))
+        };
+        if !device.features().has(DeviceFeature::FLOAT32_FILTERABLE) && self.bound.iter().any(float32) {
+            let mut textures = Vec::new();
+            let mut samplers = Vec::new();
+            for (i, b) in self.bound.iter().enumerate() {
+                match b {
+                    Some(Bound::Texture(t)) => textures.push((BindingSlot(i as u32), t.descriptor())),
+                    Some(Bound::Sampler(s)) => samplers.push((BindingSlot(i as u32), s.descriptor())),
+                    _ => {}
+                }
+            }
+            backend::check_float32_filtering(
+                pipeline.bindings(),
+                &textures,
+                &samplers,
+                device.features(),
+                &device.backend_id(),
+            )?;
+        }
         let draws = *self.draws.get_or_insert_with(|| self.sink.pipeline_draws(pipeline));
         if draws {
-            self.sink.check_bindings(operation, pipeline, &self.bound)?;
+            self.sink.check_bindings(operation, &self.bound, &self.pairs)?;
         }
         self.rebound = false;
         Ok(draws)
@@ -451,8 +462,18 @@ impl PassEncoder for Recorder<'_> {
         pipeline.check_usable(self.device().owner(), OP)?;
         backend::check_pipeline_matches_pass(pipeline, &self.pass.desc)?;
         self.sink.check_pipeline(&self.pass.desc, pipeline)?;
-        self.bound = vec![None; pipeline.bindings().entries().len()];
+        self.bound.clear();
+        self.bound.resize(pipeline.bindings().entries().len(), None);
         self.rebound = true;
+        let layout = pipeline.bindings();
+        self.pairs.clear();
+        for (i, b) in layout.entries().iter().enumerate() {
+            if matches!(b.kind, BindingKind::Texture { .. })
+                && let Some(sampler) = layout.sampler_for(&b.name)
+            {
+                self.pairs.push((i, sampler.0 as usize));
+            }
+        }
         self.draws = None;
         self.pipeline = Some(pipeline.clone());
         self.pass.commands.push(PassCommand::SetPipeline(pipeline.clone()));

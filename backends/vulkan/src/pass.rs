@@ -20,9 +20,8 @@ use std::ops::Range;
 use f3d_hal::backend;
 use f3d_hal::record::{PassCommand, PassSink, RecordedPass};
 use f3d_hal::{
-    BindingKind, Color, DeviceError, FilterMode, GeometryBuffer, GraphicsDevice, IndexFormat, LoadOp,
-    PipelineHandle, QuerySetHandle, RenderPassDescriptor, ResourceState, SamplerHandle, ScissorRect,
-    TextureHandle, Viewport,
+    Color, DeviceError, FilterMode, GeometryBuffer, GraphicsDevice, IndexFormat, LoadOp, PipelineHandle,
+    QuerySetHandle, RenderPassDescriptor, ResourceState, SamplerHandle, ScissorRect, TextureHandle, Viewport,
 };
 
 use crate::device::VulkanDevice;
@@ -270,19 +269,14 @@ impl PassSink for VulkanDevice {
     fn check_bindings(
         &self,
         operation: &'static str,
-        pipeline: &PipelineHandle,
         bound: &[Option<f3d_hal::record::Bound>],
+        pairs: &[(usize, usize)],
     ) -> Result<(), DeviceError> {
         use ash::vk::FormatFeatureFlags2 as V;
         use f3d_hal::record::Bound as B;
-        let layout = pipeline.bindings();
-        for (i, b) in layout.entries().iter().enumerate() {
-            if !matches!(b.kind, BindingKind::Texture { .. }) {
-                continue;
-            }
-            let Some(sampler) = layout.sampler_for(&b.name) else { continue };
+        for &(texture, sampler) in pairs {
             let (Some(Some(B::Texture(t))), Some(Some(B::Sampler(s)))) =
-                (bound.get(i), bound.get(sampler.0 as usize))
+                (bound.get(texture), bound.get(sampler))
             else {
                 continue;
             };
