@@ -254,3 +254,54 @@ pub trait GraphicsDevice: Send + Sync {
         Err(DeviceError::Unsupported { feature: DeviceFeature::STORAGE_BUFFERS, backend: self.backend_id() })
     }
 }
+
+/// The queries a device wrapper (the validation layer, the tracer) answers as the device it
+/// wraps does — identity, formats, conventions, counters, loss — as members of an
+/// `impl GraphicsDevice` whose type holds that device in `self.inner`.
+macro_rules! forward_device_queries {
+    () => {
+        fn backend_id(&self) -> $crate::BackendId {
+            self.inner.backend_id()
+        }
+        fn owner(&self) -> &$crate::DeviceOwner {
+            self.inner.owner()
+        }
+        fn adapter_info(&self) -> $crate::AdapterInfo {
+            self.inner.adapter_info()
+        }
+        fn default_color_format(&self) -> $crate::TextureFormat {
+            self.inner.default_color_format()
+        }
+        fn default_depth_stencil_format(&self) -> $crate::TextureFormat {
+            self.inner.default_depth_stencil_format()
+        }
+        fn hdr_color_format(&self) -> $crate::TextureFormat {
+            self.inner.hdr_color_format()
+        }
+        fn framebuffer_origin(&self) -> $crate::FramebufferOrigin {
+            self.inner.framebuffer_origin()
+        }
+        fn depth_range(&self) -> $crate::DepthRange {
+            self.inner.depth_range()
+        }
+        fn texture_format_support(&self, format: $crate::TextureFormat) -> $crate::FormatSupport {
+            self.inner.texture_format_support(format)
+        }
+        fn live_resources(&self) -> usize {
+            self.inner.live_resources()
+        }
+        fn memory_report(&self) -> $crate::MemoryReport {
+            self.inner.memory_report()
+        }
+        fn pipeline_refusals(&self) -> $crate::PipelineRefusals {
+            self.inner.pipeline_refusals()
+        }
+        fn simulate_loss(&self, why: &str) {
+            self.inner.simulate_loss(why)
+        }
+        fn take_loss_report(&self) -> Option<$crate::LossReason> {
+            self.inner.take_loss_report()
+        }
+    };
+}
+pub(crate) use forward_device_queries;

@@ -258,6 +258,12 @@ macro_rules! handle {
                 ($label)(&self.0.desc)
             }
 
+            /// The address of what the handle points at: unique among handles alive or
+            /// [watched](Self::watch) (a watch keeps the address from being reused).
+            pub(crate) fn key(&self) -> usize {
+                Arc::as_ptr(&self.0) as usize
+            }
+
             /// Whether both handles point at the same resource (identity, not equality).
             pub fn same(&self, other: &Self) -> bool {
                 Arc::ptr_eq(&self.0, &other.0)

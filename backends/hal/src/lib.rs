@@ -22,6 +22,10 @@
 //!   overrides the member *and* reports the feature; a new member arrives with a default body,
 //!   so every backend keeps compiling.
 //!
+//! Beside the contract: [`record`], the one pass encoder backends submit from;
+//! [`ValidatingDevice`], the validation layer; [`trace`], a device wrapper that captures a
+//! session's calls into a versioned `.f3dtrace` file any backend can replay.
+//!
 //! ## Semantics no signature shows
 //!
 //! * **Capabilities are a set**, honest in both directions: a reported feature works, an
@@ -106,6 +110,7 @@ mod readback;
 mod registry;
 mod shader;
 mod texture;
+pub mod trace;
 mod validation;
 mod watchdog;
 

@@ -53,6 +53,20 @@ impl ReadbackImage {
     pub fn texel_f32(&self, x: u32, y: u32) -> [f32; 4] {
         decode_texel(self.format, self.texel(x, y))
     }
+
+    /// The image as RGBA8 rows, for looking at: RGBA8 images as they are, other colour
+    /// formats decoded to floats and clamped to `[0, 1]` (values as stored, no tone mapping
+    /// or sRGB encoding), formats [`decode_texel`] does not read as black.
+    pub fn to_rgba8(&self) -> Vec<u8> {
+        if matches!(self.format, TextureFormat::Rgba8Unorm | TextureFormat::Rgba8UnormSrgb) {
+            return self.data.clone();
+        }
+        let size = (self.format.facts().block_bytes as usize).max(1);
+        self.data
+            .chunks_exact(size)
+            .flat_map(|t| decode_texel(self.format, t).map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8))
+            .collect()
+    }
 }
 
 impl fmt::Debug for ReadbackImage {

@@ -25,12 +25,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::{
-    AdapterInfo, BackendId, BindingLayout, BindingSlot, Color, CommandEncoder, ComputePipelineDescriptor,
-    DepthRange, DeviceError, DeviceFeatures, DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin,
-    GeometryBuffer, GeometryDescriptor, GraphicsDevice, IndexFormat, LossReason, PassEncoder,
-    PendingReadback, PipelineDescriptor, PipelineHandle, PipelineRefusals, QueryKind, QuerySetHandle,
-    RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ScissorRect, ShaderDescriptor, ShaderHandle,
-    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, TextureUsages, Viewport,
+    BackendId, BindingLayout, BindingSlot, Color, CommandEncoder, ComputePipelineDescriptor, DeviceError,
+    DeviceFeatures, DeviceLimits, DeviceOwner, FormatSupport, GeometryBuffer, GeometryDescriptor,
+    GraphicsDevice, IndexFormat, PassEncoder, PendingReadback, PipelineDescriptor, PipelineHandle, QueryKind,
+    QuerySetHandle, RenderPassDescriptor, SamplerDescriptor, SamplerHandle, ScissorRect, ShaderDescriptor,
+    ShaderHandle, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, TextureUsages, Viewport,
 };
 
 /// A misuse the validation layer caught.
@@ -156,38 +155,13 @@ fn format_allows(desc: &TextureDescriptor, support: FormatSupport) -> Result<(),
 }
 
 impl GraphicsDevice for ValidatingDevice {
-    fn backend_id(&self) -> BackendId {
-        self.inner.backend_id()
-    }
-    fn owner(&self) -> &DeviceOwner {
-        self.inner.owner()
-    }
-    fn adapter_info(&self) -> AdapterInfo {
-        self.inner.adapter_info()
-    }
-    fn default_color_format(&self) -> TextureFormat {
-        self.inner.default_color_format()
-    }
-    fn default_depth_stencil_format(&self) -> TextureFormat {
-        self.inner.default_depth_stencil_format()
-    }
-    fn hdr_color_format(&self) -> TextureFormat {
-        self.inner.hdr_color_format()
-    }
-    fn framebuffer_origin(&self) -> FramebufferOrigin {
-        self.inner.framebuffer_origin()
-    }
-    fn depth_range(&self) -> DepthRange {
-        self.inner.depth_range()
-    }
+    crate::device::forward_device_queries!();
+
     fn features(&self) -> &DeviceFeatures {
         self.inner.features()
     }
     fn limits(&self) -> &DeviceLimits {
         self.inner.limits()
-    }
-    fn texture_format_support(&self, format: TextureFormat) -> FormatSupport {
-        self.inner.texture_format_support(format)
     }
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
         let backend = self.inner.backend_id();
@@ -288,21 +262,6 @@ impl GraphicsDevice for ValidatingDevice {
         owned!(self.inner.owner(), "readback", texture);
         usage("readback", texture, TextureUsages::COPY_SRC, "COPY_SRC")?;
         self.inner.readback(texture, region)
-    }
-    fn live_resources(&self) -> usize {
-        self.inner.live_resources()
-    }
-    fn memory_report(&self) -> crate::MemoryReport {
-        self.inner.memory_report()
-    }
-    fn pipeline_refusals(&self) -> PipelineRefusals {
-        self.inner.pipeline_refusals()
-    }
-    fn simulate_loss(&self, why: &str) {
-        self.inner.simulate_loss(why)
-    }
-    fn take_loss_report(&self) -> Option<LossReason> {
-        self.inner.take_loss_report()
     }
     fn copy_texture(
         &self,

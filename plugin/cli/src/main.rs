@@ -15,9 +15,15 @@
 //!   event (the first load is an event too); `--events N` exits after N events.
 //! * `f3d graph [scene] [--dot]` prints the compiled render graph of that scene's frame (a
 //!   text dump, or Graphviz dot).
+//! * `f3d trace record [--scene NAME] --backend B --out frame.f3dtrace [--frames N]` renders a
+//!   scene through a tracing device and writes every device call (and the frame's readback)
+//!   to a trace; `f3d trace replay frame.f3dtrace --backend B2 [--out DIR] [--compare]`
+//!   replays it on another backend, writes each readback as PNG and, with `--compare`, exits
+//!   1 when one differs from the recording past the tolerance.
 
 mod backends;
 mod render;
+mod trace;
 mod watch;
 
 use std::process::ExitCode;
@@ -108,6 +114,53 @@ enum Command {
         #[arg(long)]
         backend: Option<String>,
     },
+    /// Captures a scene's device calls to a trace, or replays a trace on another backend.
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Renders a scene through a tracing device and writes the trace.
+    Record {
+        /// The scene.
+        #[arg(long, default_value = "showcase")]
+        scene: String,
+        /// The backend to record on.
+        #[arg(long)]
+        backend: String,
+        /// The trace file to write.
+        #[arg(long, default_value = "frame.f3dtrace")]
+        out: std::path::PathBuf,
+        /// The recorded frame as PNG (default: the trace's path with `.png`).
+        #[arg(long)]
+        png: Option<std::path::PathBuf>,
+        /// WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// Frames to record; the last is read back.
+        #[arg(long, default_value_t = 1)]
+        frames: u32,
+        /// Every camera's MSAA: off, 2, 4 or 8.
+        #[arg(long)]
+        msaa: Option<String>,
+    },
+    /// Replays a trace on a backend and writes its readbacks as PNG.
+    Replay {
+        /// The `.f3dtrace` file.
+        file: std::path::PathBuf,
+        /// The backend to replay on.
+        #[arg(long)]
+        backend: String,
+        /// A folder for the readbacks' PNGs.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Compare each readback with the recorded one; exit 1 past the tolerance.
+        #[arg(long)]
+        compare: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -155,6 +208,51 @@ fn main() -> ExitCode {
         }
         Command::Graph { scene, dot, size, backend } => {
             render_command(scene, None, &size, backend, 1, None, Some(dot))
+        }
+        Command::Trace { command } => trace_command(command),
+    }
+}
+
+fn trace_command(command: TraceCommand) -> ExitCode {
+    match command {
+        TraceCommand::Record { scene, backend, out, png, size, frames, msaa } => {
+            let Some(size) = f3d_examples::parse_size(&size) else {
+                eprintln!("error: --size {size}: expected WxH");
+                return ExitCode::from(2);
+            };
+            let msaa = match msaa.as_deref().map(f3d_examples::cli::parse_msaa).transpose() {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let png = png.unwrap_or_else(|| out.with_extension("png"));
+            let job = render::RenderJob { scene, size, backend: Some(backend), frames, out: Some(png), msaa };
+            match trace::record(&job, &out) {
+                Ok(summary) => {
+                    println!("{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        TraceCommand::Replay { file, backend, out, compare } => {
+            match trace::replay(&file, &backend, out.as_deref(), compare) {
+                Ok(report) => {
+                    for line in &report.lines {
+                        println!("{line}");
+                    }
+                    if report.matched { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
     }
 }

@@ -38,14 +38,19 @@ pub struct RenderResult {
 #[derive(Resource, Default)]
 struct Written(Option<Result<PathBuf, String>>);
 
-/// Runs the job in an app built from the plugin, inline.
+/// Runs the job in an app built from the plugin, inline, on the CLI's registry.
 pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
+    run_with(job, crate::backends::registry())
+}
+
+/// Runs the job on the backends of `registry`.
+pub fn run_with(job: &RenderJob, registry: f3d_hal::DeviceRegistry) -> Result<RenderResult, String> {
     let scene = f3d_examples::scene(&job.scene).ok_or_else(|| {
         let names: Vec<&str> = f3d_examples::SCENES.iter().map(|(n, _)| *n).collect();
         format!("unknown scene {} (scenes: {})", job.scene, names.join(", "))
     })?;
     let mut app = App::new();
-    app.insert_resource(RenderRegistry(crate::backends::registry()))
+    app.insert_resource(RenderRegistry(registry))
         .add_plugins(F3dRenderPlugin {
             backend: job
                 .backend
