@@ -20,8 +20,6 @@ pub enum BackendShader {
     Naga(Arc<ValidatedModule>),
     /// SPIR-V words (vulkan).
     SpirV(Vec<u32>),
-    /// Source text in the backend's language (a GLSL or MSL backend).
-    Text(String),
 }
 
 impl BackendShader {
@@ -30,7 +28,6 @@ impl BackendShader {
         match self {
             Self::Naga(_) => "naga module",
             Self::SpirV(_) => "SPIR-V",
-            Self::Text(_) => "text",
         }
     }
 }

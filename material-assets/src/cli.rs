@@ -101,7 +101,6 @@ pub fn compile(
         };
         let _ = writeln!(out, "// ===== {label} ({} backend: {})", compiler.backend(), shader.kind());
         let printed = match (emit, &shader) {
-            (Emit::Wgsl, BackendShader::Text(text)) => writeln!(out, "{text}"),
             (Emit::Wgsl, _) => writeln!(out, "{}", compiled.source.text()),
             (Emit::Spirv, BackendShader::SpirV(words)) => write_words(out, words),
             (Emit::Spirv, other) => {

@@ -13,7 +13,7 @@ use f3d_hal::{Color, LoadOp, ResourceState, TextureHandle};
 
 use crate::GraphError;
 use crate::execute::{DeviceContext, PassContext};
-use crate::resource::{Access, AccessKind, PassId, QueueHint, TextureDesc, TextureId};
+use crate::resource::{Access, AccessKind, PassId, TextureDesc, TextureId};
 
 /// What a pass closure returns: errors propagate as [`GraphError::Pass`] naming the pass.
 pub type PassResult = Result<(), PassError>;
@@ -58,10 +58,20 @@ pub(crate) enum PassKind {
     Device,
 }
 
+impl PassKind {
+    /// The kind's name in dumps.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Render => "render",
+            Self::Copy => "copy",
+            Self::Device => "device",
+        }
+    }
+}
+
 pub(crate) struct PassNode {
     pub(crate) name: Cow<'static, str>,
     pub(crate) kind: PassKind,
-    pub(crate) queue: QueueHint,
     pub(crate) keep_alive: bool,
     /// Range into [`RenderGraph::accesses`].
     pub(crate) first_access: u32,
@@ -168,7 +178,7 @@ impl RenderGraph {
         S: FnOnce(&mut RenderPassBuilder<'_>) -> R,
         R: FnOnce(&mut PassContext<'_>) -> PassResult + Send + 'static,
     {
-        let id = self.begin_pass(name.into(), PassKind::Render, QueueHint::Graphics);
+        let id = self.begin_pass(name.into(), PassKind::Render);
         let record = setup(&mut RenderPassBuilder { inner: Declarer { graph: self, pass: id.0 } });
         self.callbacks.push(Mutex::new(Callback::Render(Box::new(record))));
         id
@@ -183,7 +193,7 @@ impl RenderGraph {
         S: FnOnce(&mut DevicePassBuilder<'_>) -> R,
         R: FnOnce(&mut DeviceContext<'_>) -> PassResult + Send + 'static,
     {
-        let id = self.begin_pass(name.into(), PassKind::Device, QueueHint::Transfer);
+        let id = self.begin_pass(name.into(), PassKind::Device);
         let run = setup(&mut DevicePassBuilder { inner: Declarer { graph: self, pass: id.0 } });
         self.callbacks.push(Mutex::new(Callback::Device(Box::new(run))));
         id
@@ -200,7 +210,7 @@ impl RenderGraph {
         source: TextureId,
         destination: TextureId,
     ) -> TextureId {
-        let id = self.begin_pass(name.into(), PassKind::Copy, QueueHint::Transfer);
+        let id = self.begin_pass(name.into(), PassKind::Copy);
         let mut declare = Declarer { graph: self, pass: id.0 };
         declare.read(source, AccessKind::CopySource);
         let next = declare.write(destination, AccessKind::CopyDestination);
@@ -219,12 +229,11 @@ impl RenderGraph {
         TextureId { index, version: 0 }
     }
 
-    fn begin_pass(&mut self, name: Cow<'static, str>, kind: PassKind, queue: QueueHint) -> PassId {
+    fn begin_pass(&mut self, name: Cow<'static, str>, kind: PassKind) -> PassId {
         let id = PassId(self.passes.len() as u32);
         self.passes.push(PassNode {
             name,
             kind,
-            queue,
             keep_alive: false,
             first_access: self.accesses.len() as u32,
             access_count: 0,
@@ -416,11 +425,6 @@ impl RenderPassBuilder<'_> {
     pub fn keep_alive(&mut self) {
         self.inner.node().keep_alive = true;
     }
-
-    /// Records the queue this pass would prefer.
-    pub fn queue(&mut self, queue: QueueHint) {
-        self.inner.node().queue = queue;
-    }
 }
 
 /// Declares what a device pass reads and writes. Handed to [`RenderGraph::add_device_pass`]'s
@@ -450,10 +454,5 @@ impl DevicePassBuilder<'_> {
     /// for their side effects.
     pub fn keep_alive(&mut self) {
         self.inner.node().keep_alive = true;
-    }
-
-    /// Records the queue this pass would prefer (default: transfer).
-    pub fn queue(&mut self, queue: QueueHint) {
-        self.inner.node().queue = queue;
     }
 }

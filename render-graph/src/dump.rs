@@ -76,7 +76,7 @@ impl CompiledGraph {
         for (pos, &p) in self.liveness.schedule.iter().enumerate() {
             let pass = &g.passes[p as usize];
             let alive = if pass.keep_alive { ", kept alive" } else { "" };
-            writeln!(out, "  {pos} {} ({}{alive})", pass.name, pass.queue.name())?;
+            writeln!(out, "  {pos} {} ({}{alive})", pass.name, pass.kind.name())?;
             for (i, a) in pass_accesses(g, p as usize).iter().enumerate() {
                 let name = &g.resources[a.resource as usize].name;
                 write!(out, "      {:<17} {name:<name_width$} v{}", a.kind.name(), a.version)?;

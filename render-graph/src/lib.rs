@@ -88,4 +88,4 @@ pub use compile::{CompiledGraph, Transition};
 pub use error::GraphError;
 pub use execute::{DeviceContext, ExecutedGraph, PassContext};
 pub use pool::{DEFAULT_MAX_UNUSED_FRAMES, TransientPool};
-pub use resource::{PassId, QueueHint, TextureDesc, TextureId, TextureSize};
+pub use resource::{PassId, TextureDesc, TextureId, TextureSize};

@@ -1,4 +1,4 @@
-//! The graph's vocabulary: texture and pass handles, transient descriptions, queue hints, and
+//! The graph's vocabulary: texture and pass handles, transient descriptions, and
 //! the ways a pass can touch a texture.
 
 use std::fmt;
@@ -97,29 +97,6 @@ impl TextureDesc {
     /// renders and none needs the stencil feature for).
     pub fn depth(width: u32, height: u32) -> Self {
         Self::absolute(width, height, TextureFormat::Depth32Float)
-    }
-}
-
-/// Which queue a pass would prefer once backends expose more than one. Recorded and shown in
-/// dumps; today every pass runs on the one queue, in the compiled order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum QueueHint {
-    /// Draws.
-    #[default]
-    Graphics,
-    /// Dispatches.
-    Compute,
-    /// Copies, uploads, readbacks.
-    Transfer,
-}
-
-impl QueueHint {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Graphics => "graphics",
-            Self::Compute => "compute",
-            Self::Transfer => "transfer",
-        }
     }
 }
 

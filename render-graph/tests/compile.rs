@@ -5,7 +5,7 @@ mod common;
 
 use common::{assert_snapshot, detached_texture, engine_frame, nothing, post_chain};
 use f3d_hal::{Color, LoadOp, ResourceState, TextureFormat};
-use f3d_render_graph::{QueueHint, RenderGraph, TextureDesc, TextureSize, Transition};
+use f3d_render_graph::{RenderGraph, TextureDesc, TextureSize, Transition};
 
 const OUTPUT: (u32, u32) = (1280, 720);
 
@@ -99,7 +99,6 @@ fn order_keeps_insertion_order_when_valid_and_moves_stale_readers_first() {
     graph.add_pass("independent", |pass| {
         pass.read_texture(b1);
         pass.keep_alive();
-        pass.queue(QueueHint::Compute);
         let _ = pass.write_color(a1, LoadOp::Load);
         nothing
     });

@@ -21,7 +21,6 @@
 //!   replays it on another backend, writes each readback as PNG and, with `--compare`, exits
 //!   1 when one differs from the recording past the tolerance.
 
-mod backends;
 mod render;
 mod trace;
 mod watch;
@@ -300,24 +299,24 @@ fn exit(code: i32) -> ExitCode {
 fn material(command: MaterialCommand) -> ExitCode {
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     match command {
-        MaterialCommand::Check { files } => exit(f3d_materials::cli::check(&files, &mut err)),
+        MaterialCommand::Check { files } => exit(f3d::f3d_materials::cli::check(&files, &mut err)),
         MaterialCommand::Compile { file, backend, emit } => {
-            let Some(emit) = f3d_materials::cli::Emit::from_name(&emit) else {
+            let Some(emit) = f3d::f3d_materials::cli::Emit::from_name(&emit) else {
                 eprintln!("error: unknown --emit {emit} (wgsl, spirv, reflection)");
                 return ExitCode::from(2);
             };
-            let compilers = backends::material_compilers();
-            let Some(compiler) = compilers.get(&f3d_hal::BackendId::from_name(&backend)) else {
+            let compilers = f3d::material::RenderMaterialCompilers::default().0;
+            let Some(compiler) = compilers.get(&f3d::f3d_hal::BackendId::from_name(&backend)) else {
                 eprintln!("error: no material compiler for backend {backend}");
                 return ExitCode::from(2);
             };
-            exit(f3d_materials::cli::compile(&file, compiler.as_ref(), emit, &mut out, &mut err))
+            exit(f3d::f3d_materials::cli::compile(&file, compiler.as_ref(), emit, &mut out, &mut err))
         }
     }
 }
 
 fn conformance(backend: &str, tier: Option<&str>, jobs: Option<usize>) -> ExitCode {
-    let registry = backends::registry();
+    let registry = f3d::plugin::default_registry();
     if backend == "list" {
         for b in registry.backends() {
             println!("{b}");
@@ -332,13 +331,13 @@ fn conformance(backend: &str, tier: Option<&str>, jobs: Option<usize>) -> ExitCo
             return ExitCode::from(2);
         }
     };
-    let id = f3d_hal::BackendId::from_name(backend);
+    let id = f3d::f3d_hal::BackendId::from_name(backend);
     if !registry.backends().contains(&id) {
         let known: Vec<_> = registry.backends().iter().map(|b| b.to_string()).collect();
         eprintln!("error: unknown backend {backend} (known: {})", known.join(", "));
         return ExitCode::from(2);
     }
-    let mut request = f3d_hal::DeviceRequest::new(256, 256);
+    let mut request = f3d::f3d_hal::DeviceRequest::new(256, 256);
     request.backend = Some(id.clone());
     request.label = "conformance".into();
     let factory = move || registry.open(&request);

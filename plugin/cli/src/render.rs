@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use f3d::f3d_hal::BackendId;
 use f3d::plugin::RenderRegistry;
 use f3d::prelude::*;
 use f3d::render::graph::{KeepGraphDump, LastGraph};
-use f3d_hal::BackendId;
 
 /// What to draw and how.
 pub struct RenderJob {
@@ -40,11 +40,11 @@ struct Written(Option<Result<PathBuf, String>>);
 
 /// Runs the job in an app built from the plugin, inline, on the CLI's registry.
 pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
-    run_with(job, crate::backends::registry())
+    run_with(job, f3d::plugin::default_registry())
 }
 
 /// Runs the job on the backends of `registry`.
-pub fn run_with(job: &RenderJob, registry: f3d_hal::DeviceRegistry) -> Result<RenderResult, String> {
+pub fn run_with(job: &RenderJob, registry: f3d::f3d_hal::DeviceRegistry) -> Result<RenderResult, String> {
     let scene = f3d_examples::scene(&job.scene).ok_or_else(|| {
         let names: Vec<&str> = f3d_examples::SCENES.iter().map(|(n, _)| *n).collect();
         format!("unknown scene {} (scenes: {})", job.scene, names.join(", "))

@@ -1,11 +1,11 @@
 //! `f3d trace record` and `f3d trace replay`: one backend's device calls for a scene, captured
-//! to a `.f3dtrace` file and replayed on another backend (format: `f3d_hal::trace`).
+//! to a `.f3dtrace` file and replayed on another backend (format: `f3d::f3d_hal::trace`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use f3d_hal::trace::{Trace, TraceLog, TracingDevice};
-use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
+use f3d::f3d_hal::trace::{Trace, TraceLog, TracingDevice};
+use f3d::f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
 use f3d_testing::{Frame, Tolerance};
 
 use crate::render::{self, RenderJob};
@@ -16,7 +16,7 @@ pub fn record(job: &RenderJob, out: &Path) -> Result<String, String> {
     let backend = job.backend.clone().ok_or("trace record needs --backend")?;
     let log: Arc<Mutex<Option<Arc<TraceLog>>>> = Arc::default();
     let opened = log.clone();
-    let inner = crate::backends::registry();
+    let inner = f3d::plugin::default_registry();
     let mut registry = DeviceRegistry::new();
     let _ = registry.add_backend(BackendId::from_name(&backend), move |request| {
         let device = inner.open(request)?;
@@ -59,13 +59,13 @@ pub fn replay(file: &Path, backend: &str, out: Option<&Path>, compare: bool) -> 
         label: "trace replay".into(),
         ..DeviceRequest::new(64, 64)
     };
-    let device = crate::backends::registry().open(&request).map_err(|e| e.to_string())?;
+    let device = f3d::plugin::default_registry().open(&request).map_err(|e| e.to_string())?;
     let replayed = trace.replay(device.as_ref()).map_err(|e| format!("{}: {e}", file.display()))?;
     let tolerance: Tolerance =
         if trace.backend == backend { Tolerance::default() } else { f3d_testing::gpu::AGAINST_SOFT };
     let mut report = ReplayReport { lines: Vec::new(), matched: true };
     for r in &replayed {
-        let frame = |image: &f3d_hal::ReadbackImage| Frame {
+        let frame = |image: &f3d::f3d_hal::ReadbackImage| Frame {
             width: image.width,
             height: image.height,
             pixels: image.to_rgba8(),

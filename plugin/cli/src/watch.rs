@@ -19,9 +19,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use f3d::f3d_hal::BackendId;
 use f3d::prelude::BackendChoice;
 use f3d_examples::{Preview, PreviewEvent, PreviewSettings};
-use f3d_hal::BackendId;
 
 /// What to watch and how.
 pub struct WatchJob {
@@ -52,7 +52,7 @@ pub fn run(job: WatchJob) -> ExitCode {
         eprintln!("error: --events 0: expected at least 1");
         return ExitCode::from(2);
     }
-    let registry = crate::backends::registry();
+    let registry = f3d::plugin::default_registry();
     let backend = match &job.backend {
         None => BackendChoice::Auto,
         Some(name) => {
@@ -71,7 +71,7 @@ pub fn run(job: WatchJob) -> ExitCode {
         size,
         backend,
         registry: Some(registry),
-        compilers: Some(crate::backends::material_compilers()),
+        compilers: Some(f3d::material::RenderMaterialCompilers::default().0),
         ..PreviewSettings::new(material.clone())
     };
     let mut preview = match Preview::start(settings, Some(job.out.clone())) {
