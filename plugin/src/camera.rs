@@ -24,7 +24,7 @@ use bevy_ecs::prelude::*;
 use bevy_image::Image;
 use bevy_math::{Mat4, UVec2};
 
-use crate::plugin::RenderSettings;
+use crate::resources::RenderSettings;
 use crate::window::WindowTargets;
 
 /// The tone curve the tonemap pass applies (DESIGN §2): a component on the camera.

@@ -112,6 +112,7 @@ pub mod mesh;
 pub mod passes;
 pub mod plugin;
 pub mod render;
+pub mod resources;
 pub mod screenshot;
 pub mod window;
 
@@ -153,10 +154,11 @@ pub mod prelude {
     pub use crate::material::{
         AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, StandardMaterial,
     };
-    pub use crate::plugin::{BackendChoice, DepthPrepass, F3dRenderPlugin, RenderDevice, StandardPasses};
+    pub use crate::plugin::F3dRenderPlugin;
     pub use crate::render::graph::{FrameGraph, ViewGraph};
     pub use crate::render::recovery::{DeviceLost, DeviceRecovered};
     pub use crate::render::{Extract, ExtractSchedule, Render, RenderApp, RenderStartup, RenderSystems};
+    pub use crate::resources::{BackendChoice, DepthPrepass, RenderDevice, StandardPasses};
     pub use crate::screenshot::{RenderStats, Screenshot, ScreenshotCaptured};
 
     /// `T::default()`, as Bevy's prelude has it.

@@ -21,7 +21,7 @@ use bevy_light::{LightPlugin, NotShadowCaster};
 use bevy_mesh::{Mesh3d, MeshPlugin};
 use bevy_transform::TransformPlugin;
 use bevy_transform::TransformSystems;
-use f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
+use f3d_hal::{DeviceRegistry, DeviceRequest, GraphicsDevice};
 
 use crate::material::loader::{CustomMaterialLoader, carry_reloaded_values};
 use crate::material::{
@@ -49,61 +49,10 @@ use crate::render::{
 use crate::screenshot::{self, RenderReportReceiver, RenderReports, RenderStats, ScreenshotCaptured};
 use crate::window::{ExtractedWindows, RenderSurfaces, WindowTargets};
 
-/// Which backend to open.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum BackendChoice {
-    /// The registry's order (GPU backends first, soft last); `F3D_BACKEND` overrides.
-    #[default]
-    Auto,
-    /// Only this backend.
-    Named(BackendId),
-}
-
-/// When the depth prepass runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DepthPrepass {
-    /// When a visible material reads the scene depth.
-    #[default]
-    Auto,
-    /// Every frame.
-    Always,
-    /// Never.
-    Never,
-}
-
-/// Which standard passes run (a render-world resource; each pass system also sits in its
-/// own [`PassSystems`](crate::passes::PassSystems) set and can be removed outright).
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StandardPasses {
-    /// The directional light's shadow map.
-    pub shadow: bool,
-    /// The depth prepass.
-    pub depth_prepass: DepthPrepass,
-    /// Opaque draws.
-    pub opaque: bool,
-    /// The environment behind everything.
-    pub skybox: bool,
-    /// The scene-colour snapshot (only when a visible material reads it).
-    pub scene_color: bool,
-    /// Translucent draws.
-    pub translucent: bool,
-    /// Tonemap and resolve to the output.
-    pub tonemap: bool,
-}
-
-impl Default for StandardPasses {
-    fn default() -> Self {
-        Self {
-            shadow: true,
-            depth_prepass: DepthPrepass::Auto,
-            opaque: true,
-            skybox: true,
-            scene_color: true,
-            translucent: true,
-            tonemap: true,
-        }
-    }
-}
+pub use crate::resources::{
+    BackendChoice, DepthPrepass, DeviceOpenError, FrameClock, RenderDevice, RenderRegistry, RenderSettings,
+    StandardPasses, default_registry,
+};
 
 /// The render plugin. `App::new().add_plugins(F3dRenderPlugin::default())` opens a device
 /// (soft when there is no GPU) and draws the Bevy scene (see the [module docs](self)).
@@ -145,52 +94,6 @@ impl Default for F3dRenderPlugin {
     }
 }
 
-/// The device every f3d system draws with (in both worlds).
-#[derive(Resource, Clone)]
-pub struct RenderDevice(pub Arc<dyn GraphicsDevice>);
-
-impl RenderDevice {
-    /// `backend (adapter)`, as the examples and the CLI print it.
-    pub fn describe(&self) -> String {
-        format!("{} ({})", self.backend_id(), self.adapter_info().name)
-    }
-
-    /// [`describe`](Self::describe) for the device the plugin opened into `world`; an error
-    /// when none opened (the plugin has already logged why).
-    pub fn describe_opened(world: &World) -> Result<String, &'static str> {
-        world.get_resource::<Self>().map(Self::describe).ok_or("no device opened (see the message above)")
-    }
-}
-
-impl std::ops::Deref for RenderDevice {
-    type Target = dyn GraphicsDevice;
-    fn deref(&self) -> &Self::Target {
-        self.0.as_ref()
-    }
-}
-
-/// The plugin's settings as the main world keeps them.
-#[derive(Resource, Clone, Debug)]
-pub struct RenderSettings {
-    /// The main target's size.
-    pub size: (u32, u32),
-    /// See [`F3dRenderPlugin::exit_after_frames`].
-    pub exit_after_frames: Option<u32>,
-    /// See [`F3dRenderPlugin::pipelined`].
-    pub pipelined: bool,
-}
-
-/// The main world's frame counter and shader clock.
-#[derive(Resource, Clone, Debug)]
-pub struct FrameClock {
-    /// Frames started.
-    pub frame: u64,
-    /// Seconds on the shader clock.
-    pub time: f64,
-    step: Option<f64>,
-    started: Instant,
-}
-
 fn tick_clock(mut clock: ResMut<FrameClock>) {
     clock.frame += 1;
     clock.time = match clock.step {
@@ -227,36 +130,6 @@ fn add_scene_plugins(app: &mut App) {
     }
 }
 
-/// The device registry of the backends compiled in, in the default order: soft first (tried
-/// last), then the GPU backends. The null backend is registered too but only ever opens
-/// when asked for by name.
-pub fn default_registry() -> DeviceRegistry {
-    let mut registry = DeviceRegistry::new();
-    let _ = register_default_backends(&mut registry);
-    registry
-}
-
-fn register_default_backends(registry: &mut DeviceRegistry) -> Vec<f3d_hal::Registration> {
-    let mut r = Vec::new();
-    // The null backend declines unless forced, so "auto" never picks it.
-    r.push(registry.add_backend(BackendId::NULL, |request| {
-        if request.backend.as_ref() == Some(&BackendId::NULL) {
-            Ok(Arc::new(f3d_backend_null::NullDevice::new(&request.label)) as Arc<dyn GraphicsDevice>)
-        } else {
-            Err(f3d_hal::OpenError::DeviceUnavailable {
-                backend: BackendId::NULL,
-                reason: "the null backend draws nothing; it opens only when named".into(),
-            })
-        }
-    }));
-    r.push(f3d_backend_soft::register_soft_backend(registry));
-    #[cfg(feature = "wgpu")]
-    r.push(f3d_backend_wgpu::register_wgpu_backend(registry));
-    #[cfg(feature = "vulkan")]
-    r.push(f3d_backend_vulkan::register_vulkan_backend(registry));
-    r
-}
-
 /// The device request for `plugin`'s settings (`F3D_BACKEND`/`F3D_VALIDATION` applied).
 pub fn device_request(plugin: &F3dRenderPlugin) -> DeviceRequest {
     let mut request = DeviceRequest::new(plugin.size.0, plugin.size.1);
@@ -276,11 +149,6 @@ pub fn open_device(
 ) -> Result<Arc<dyn GraphicsDevice>, f3d_hal::OpenError> {
     registry.open(&device_request(plugin))
 }
-
-/// A resource holding the registry the plugin opens from; apps may insert their own (with
-/// more backends) before the plugin is added.
-#[derive(Resource)]
-pub struct RenderRegistry(pub DeviceRegistry);
 
 impl Plugin for F3dRenderPlugin {
     fn build(&self, app: &mut App) {
@@ -355,6 +223,7 @@ impl Plugin for F3dRenderPlugin {
             Ok(d) => d,
             Err(e) => {
                 bevy_log::error!("no device: {e}");
+                app.insert_resource(DeviceOpenError(e.to_string()));
                 app.remove_sub_app(RenderApp);
                 app.world_mut().write_message(bevy_app::AppExit::error());
                 return;

@@ -16,7 +16,7 @@ use bevy_ecs::prelude::*;
 use crossbeam_channel::{Receiver, Sender};
 use f3d_hal::ReadbackImage;
 
-use crate::plugin::RenderSettings;
+use crate::resources::RenderSettings;
 
 /// A request for the next frame's pixels: spawn it as an entity. It is taken (despawned) at
 /// the next extraction; the pixels arrive as a [`ScreenshotCaptured`] message, and are

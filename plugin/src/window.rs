@@ -47,10 +47,10 @@ use bevy_math::UVec2;
 use bevy_window::{PrimaryWindow, RawHandleWrapper, Window, WindowRef};
 use f3d_hal::{PresentMode, PresentSurface, Presented, SurfaceConfig, SurfaceTarget};
 
-use crate::plugin::{RenderDevice, RenderSettings};
 use crate::render::CurrentView;
 use crate::render::extract::ExtractedCamera;
 use crate::render::graph::{ReportedErrors, ViewOutput};
+use crate::resources::{RenderDevice, RenderSettings};
 use crate::screenshot::{RenderReport, RenderReports};
 
 /// The windows cameras can target (main world), kept from bevy_window's `Window` entities

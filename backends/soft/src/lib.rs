@@ -41,6 +41,7 @@ mod pipeline;
 #[cfg(feature = "present")]
 mod present;
 mod raster;
+mod shade;
 mod texture;
 
 use std::sync::Arc;

@@ -90,7 +90,7 @@ pub enum MaterialEvent {
 }
 
 /// The material compilers the app has, by backend (a main-world resource an app may insert
-/// before adding the plugin, as with [`RenderRegistry`](crate::plugin::RenderRegistry)); the
+/// before adding the plugin, as with [`RenderRegistry`](crate::resources::RenderRegistry)); the
 /// store compiles reloads with the live backend's. Without one: null, soft, and wgpu and
 /// vulkan when their features are on.
 #[derive(Resource, Clone, Debug)]

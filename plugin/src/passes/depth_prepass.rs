@@ -1,5 +1,5 @@
 //! The depth prepass: opaque depth before shading, when a material reads the scene depth
-//! (or [`DepthPrepass::Always`](crate::plugin::DepthPrepass::Always)). With MSAA it draws the
+//! (or [`DepthPrepass::Always`](crate::resources::DepthPrepass::Always)). With MSAA it draws the
 //! single-sampled scene depth that materials sample (a multisampled depth buffer cannot be
 //! sampled as one), and the opaque pass fills the multisampled depth itself.
 

@@ -8,7 +8,7 @@
 //!
 //! Each system runs in its own [`PassSystems`] set inside
 //! [`RenderSystems::Graph`], in the order above; a pass
-//! is switched off through [`StandardPasses`](crate::plugin::StandardPasses) or removed with
+//! is switched off through [`StandardPasses`](crate::resources::StandardPasses) or removed with
 //! `remove_systems_in_set`. App passes go between them with `.after(..)`/`.before(..)`.
 
 pub mod depth_prepass;

@@ -3,8 +3,8 @@
 use bevy_ecs::prelude::*;
 
 use super::draw::{SceneTextures, draw_items, has_instancing};
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the opaque pass (it also clears the scene colour and depth when it is the first to
 /// write them).

@@ -5,8 +5,8 @@
 use bevy_ecs::prelude::*;
 use f3d_render_graph::TextureDesc;
 
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the copies a visible translucent material needs.
 pub fn add_scene_color_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<StandardPasses>) {

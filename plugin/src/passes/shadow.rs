@@ -3,8 +3,8 @@
 use bevy_ecs::prelude::*;
 
 use super::draw::{SceneTextures, draw_items, has_instancing};
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the shadow pass when the sun casts shadows.
 pub fn add_shadow_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<StandardPasses>) {

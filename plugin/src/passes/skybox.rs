@@ -4,8 +4,8 @@
 use bevy_ecs::prelude::*;
 
 use super::draw::{SceneTextures, bind_view};
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the skybox pass when there is an environment with a skybox.
 pub fn add_skybox_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<StandardPasses>) {

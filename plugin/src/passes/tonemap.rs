@@ -3,8 +3,8 @@
 use bevy_ecs::prelude::*;
 use f3d_hal::{Color, LoadOp};
 
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the tonemap pass, which writes the output target.
 pub fn add_tonemap_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<StandardPasses>) {

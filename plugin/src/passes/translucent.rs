@@ -4,8 +4,8 @@
 use bevy_ecs::prelude::*;
 
 use super::draw::{SceneTextures, draw_items, has_instancing};
-use crate::plugin::StandardPasses;
 use crate::render::graph::FrameGraph;
+use crate::resources::StandardPasses;
 
 /// Adds the translucent pass when something translucent is visible.
 pub fn add_translucent_pass(mut frame_graph: ResMut<FrameGraph>, passes: Res<StandardPasses>) {

@@ -44,8 +44,8 @@ use crate::image::ImageData;
 use crate::light::{ShadowBox, ShadowSettings};
 use crate::material::{CustomMaterial, Material, MaterialSource, MeshMaterial3d, StandardMaterial};
 use crate::mesh::MeshData;
-use crate::plugin::{FrameClock, RenderSettings};
 use crate::render::prepare::RenderMaterials;
+use crate::resources::{FrameClock, RenderSettings};
 use crate::screenshot::{Screenshot, ScreenshotRequest};
 use crate::window::WindowTargets;
 

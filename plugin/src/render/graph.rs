@@ -13,9 +13,9 @@ use f3d_hal::{Color, LoadOp, TextureHandle, TextureRegion};
 use f3d_render_graph::{CompiledGraph, RenderGraph, TextureDesc, TextureId, TransientPool};
 
 use super::prepare::PreparedFrame;
-use crate::plugin::RenderDevice;
 use crate::render::CurrentView;
 use crate::render::extract::{ExtractedFrame, ExtractedScreenshots};
+use crate::resources::RenderDevice;
 use crate::screenshot::{RenderReport, RenderReports, ScreenshotCaptured};
 
 /// The view's textures in this frame's graph, at their current versions.

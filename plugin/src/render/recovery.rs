@@ -42,7 +42,7 @@ use super::prepare::{PipelineCache, RenderImages, RenderMaterials, RenderMeshes,
 use bevy_mesh::Mesh3d;
 
 use crate::environment::Environment;
-use crate::plugin::{FrameClock, RenderDevice, RenderRegistry};
+use crate::resources::{FrameClock, RenderDevice, RenderRegistry};
 
 /// The device was lost (a main-world message, once per loss).
 #[derive(Message, Clone, Debug, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use f3d_materials::ParamType;
 
 use crate::image::{ImageData, ImageFormat};
 use crate::mesh::MeshData;
-use crate::plugin::RenderDevice;
 use crate::render::extract::ExtractedAssets;
+use crate::resources::RenderDevice;
 
 /// A mesh on the device.
 pub struct GpuMesh {

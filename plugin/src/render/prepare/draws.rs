@@ -21,13 +21,13 @@ use super::{
     ViewResources,
 };
 use crate::camera::Msaa;
-use crate::plugin::{DepthPrepass, RenderDevice, StandardPasses};
 use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
 use crate::render::graph::{FrameGraph, ViewGraph};
 use crate::render::instances::{
     INSTANCE_STRIDE, InstanceBatch, NO_TABLE, RenderInstances, SLOT_STRIDE, rows_as_bytes,
 };
 use crate::render::prepare::materials::TextureSource;
+use crate::resources::{DepthPrepass, RenderDevice, StandardPasses};
 
 /// The depth format of the view.
 pub const DEPTH_FORMAT: TextureFormat = TextureFormat::Depth32Float;

@@ -18,8 +18,8 @@ use f3d_materials::format::ShadingModel;
 use super::ViewBindings;
 use super::uniforms::{BlockLayoutTable, BlockWriter};
 use crate::environment::ibl;
-use crate::plugin::RenderDevice;
 use crate::render::extract::{ExtractedCameraView, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
+use crate::resources::RenderDevice;
 
 /// Device objects shared by every frame, made when the render world starts.
 #[derive(Resource)]

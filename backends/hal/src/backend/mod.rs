@@ -1,0 +1,135 @@
+//! For backend authors: making handles and reaching their payloads (here), the checks every
+//! backend shares (`checks.rs`, re-exported here), and counting live resources (`live.rs`).
+//!
+//! A backend wraps what it creates with `wrap_*`, giving the payload that its `Drop` releases;
+//! it reaches the payload again with `*_payload`, which refuses handles of another device and
+//! handles whose device is lost, naming the operation. The `check_*` functions hold the rules
+//! that do not depend on the backend (limits, features, usages, region bounds), so that every
+//! backend refuses the same things with the same words.
+
+use std::any::Any;
+
+use crate::{
+    DeviceError, DeviceOwner, GeometryBuffer, GeometryDescriptor, PipelineHandle, PipelineInfo,
+    QuerySetDescriptor, QuerySetHandle, SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle,
+    TextureDescriptor, TextureHandle,
+};
+
+pub use crate::host::HostPlanes;
+pub use crate::memory::{MemoryCharge, MemoryCounter};
+pub use crate::readback::check_region;
+pub use crate::watchdog::Watchdog;
+
+mod checks;
+mod live;
+
+pub use checks::*;
+pub use live::{LiveCounter, LiveToken};
+
+/// Wraps a texture the device created.
+pub fn wrap_texture(
+    owner: &DeviceOwner,
+    desc: TextureDescriptor,
+    payload: impl Any + Send + Sync,
+) -> TextureHandle {
+    TextureHandle::wrap(owner, desc, Box::new(payload))
+}
+
+/// Wraps a geometry buffer the device created.
+pub fn wrap_geometry(
+    owner: &DeviceOwner,
+    desc: GeometryDescriptor,
+    payload: impl Any + Send + Sync,
+) -> GeometryBuffer {
+    GeometryBuffer::wrap(owner, desc, Box::new(payload))
+}
+
+/// Wraps a sampler the device created (with the anisotropy it really uses).
+pub fn wrap_sampler(
+    owner: &DeviceOwner,
+    desc: SamplerDescriptor,
+    payload: impl Any + Send + Sync,
+) -> SamplerHandle {
+    SamplerHandle::wrap(owner, desc, Box::new(payload))
+}
+
+/// Wraps a shader the device created.
+pub fn wrap_shader(
+    owner: &DeviceOwner,
+    desc: ShaderDescriptor,
+    payload: impl Any + Send + Sync,
+) -> ShaderHandle {
+    ShaderHandle::wrap(owner, desc, Box::new(payload))
+}
+
+/// Wraps a pipeline the device created, with its reflected binding table.
+pub fn wrap_pipeline(
+    owner: &DeviceOwner,
+    info: PipelineInfo,
+    payload: impl Any + Send + Sync,
+) -> PipelineHandle {
+    PipelineHandle::wrap(owner, info, Box::new(payload))
+}
+
+/// Wraps a query set the device created.
+pub fn wrap_query_set(
+    owner: &DeviceOwner,
+    desc: QuerySetDescriptor,
+    payload: impl Any + Send + Sync,
+) -> QuerySetHandle {
+    QuerySetHandle::wrap(owner, desc, Box::new(payload))
+}
+
+macro_rules! payload_fn {
+    ($(#[$doc:meta])* $fn:ident, $handle:ty) => {
+        $(#[$doc])*
+        pub fn $fn<'a, T: 'static>(
+            owner: &DeviceOwner,
+            handle: &'a $handle,
+            operation: &'static str,
+        ) -> Result<&'a T, DeviceError> {
+            handle.payload::<T>(owner, operation)
+        }
+    };
+}
+
+payload_fn!(
+    /// The payload of a texture this device made; refuses foreign handles and lost devices.
+    texture_payload,
+    TextureHandle
+);
+
+/// [`texture_payload`] through an [`OwnerLink`](crate::OwnerLink) (for a surface that
+/// outlives the call that made it).
+pub fn texture_payload_linked<'a, T: 'static>(
+    link: &crate::OwnerLink,
+    handle: &'a TextureHandle,
+    operation: &'static str,
+) -> Result<&'a T, DeviceError> {
+    handle.payload::<T>(link, operation)
+}
+payload_fn!(
+    /// The payload of a geometry buffer this device made.
+    geometry_payload,
+    GeometryBuffer
+);
+payload_fn!(
+    /// The payload of a sampler this device made.
+    sampler_payload,
+    SamplerHandle
+);
+payload_fn!(
+    /// The payload of a shader this device made.
+    shader_payload,
+    ShaderHandle
+);
+payload_fn!(
+    /// The payload of a pipeline this device made.
+    pipeline_payload,
+    PipelineHandle
+);
+payload_fn!(
+    /// The payload of a query set this device made.
+    query_set_payload,
+    QuerySetHandle
+);
