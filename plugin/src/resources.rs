@@ -100,9 +100,9 @@ impl std::ops::Deref for RenderDevice {
 pub struct RenderSettings {
     /// The main target's size.
     pub size: (u32, u32),
-    /// See [`F3dRenderPlugin::exit_after_frames`].
+    /// See [`F3dRenderPlugin::exit_after_frames`](crate::plugin::F3dRenderPlugin::exit_after_frames).
     pub exit_after_frames: Option<u32>,
-    /// See [`F3dRenderPlugin::pipelined`].
+    /// See [`F3dRenderPlugin::pipelined`](crate::plugin::F3dRenderPlugin::pipelined).
     pub pipelined: bool,
 }
 
