@@ -28,13 +28,16 @@
 //!   timestamp queries, 4× MSAA (see `raster`). Not: BC compression, multiview, compute, storage buffers
 //!   (refused by name).
 //!
-//! Files follow the backend layout: `device.rs`, `pass.rs` (recording), `draw.rs` (running
-//! a pass), `geometry.rs` (vertex fetch to primitives), `pipeline.rs`, `texture.rs`, and the
-//! soft backend's own `exec/` and `raster/`.
+//! Files follow the backend layout: `device.rs`, `pass.rs` (the recorder's sink), `draw.rs`
+//! (running a pass: geometry and the vertex stage), `shade.rs` (fragment block shading),
+//! `geometry.rs` (vertex fetch to primitives), `pipeline.rs`, `texture.rs`, and the soft
+//! backend's own `raster/`; the shader executor is its own crate, [`f3d_soft_exec`]
+//! (re-exported as [`exec`]).
 
 mod device;
 mod draw;
-pub mod exec;
+/// The shader executor (its own crate, [`f3d_soft_exec`]: it needs only naga and the HAL).
+pub use f3d_soft_exec as exec;
 mod geometry;
 mod pass;
 mod pipeline;

@@ -1,7 +1,8 @@
 //! Block kernels: the per-block work of the rasteriser (plane evaluation, the early depth
 //! test, colour packing and stores) in loops shaped for SIMD. Like the shader executor's
-//! steps (`exec/run.rs`) they are written once and compiled twice: for the baseline CPU and,
-//! inside the rasteriser's AVX2 entry point, with AVX2 and fused multiply-adds (`FMA`).
+//! steps (`run.rs` of `f3d_soft_exec`) they are written once and compiled twice: for the
+//! baseline CPU and, inside the rasteriser's AVX2 entry point, with AVX2 and fused
+//! multiply-adds (`FMA`).
 //!
 //! A block's 64 lanes come in 2x2 quads ([`LANE_X`], [`LANE_Y`]); attachments are row-major.
 //! Masks therefore exist in two orders: a *lane mask* has bit `l` for lane `l`, a *row mask*

@@ -4,7 +4,7 @@ use naga::{Handle, MathFunction as M, ScalarKind as K};
 
 use super::builder::Val;
 use super::{Frame, LResult, Lowerer, types};
-use crate::exec::ops::{Op1, Op2, Op3};
+use crate::ops::{Op1, Op2, Op3};
 
 /// Component `i` of `v`, or its only component when `v` is a scalar (WGSL and GLSL both mix
 /// scalars into vector builtins).

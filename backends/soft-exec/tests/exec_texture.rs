@@ -6,8 +6,8 @@
 mod exec_support;
 
 use exec_support::*;
-use f3d_backend_soft::exec::{ExecError, Lanes, Resource, TextureView};
 use f3d_hal::{AddressMode, CompareFunction, FilterMode, SamplerDescriptor, TextureDimension, TextureFormat};
+use f3d_soft_exec::{ExecError, Lanes, Resource, TextureView};
 
 /// Owned planes, level-major.
 struct Tex {

@@ -4,8 +4,8 @@ use naga::{Handle, SampleLevel};
 
 use super::builder::Val;
 use super::{Frame, LResult, Lowerer, Value};
-use crate::exec::interface::ResourceKind;
-use crate::exec::ir::{Dst, Inst, LevelArg, Src, TexKind, TexOp, TexQuery};
+use crate::interface::ResourceKind;
+use crate::ir::{Dst, Inst, LevelArg, Src, TexKind, TexOp, TexQuery};
 
 /// The operands of `Expression::ImageSample`.
 pub(super) struct SampleArgs {

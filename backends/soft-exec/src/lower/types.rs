@@ -3,8 +3,8 @@
 
 use naga::{ArraySize, Module, ScalarKind, TypeInner};
 
-use crate::exec::ExecError;
-use crate::exec::interface::Refuse;
+use crate::ExecError;
+use crate::interface::Refuse;
 
 /// The constant length of an array, or the construct that makes it unsupported.
 pub(crate) fn array_len(size: ArraySize, refuse: &Refuse) -> Result<u32, ExecError> {
@@ -17,7 +17,7 @@ pub(crate) fn array_len(size: ArraySize, refuse: &Refuse) -> Result<u32, ExecErr
 
 /// Checks a scalar is one the executor holds (32-bit numbers and booleans).
 pub(crate) fn check_scalar(s: naga::Scalar, refuse: &Refuse) -> Result<(), ExecError> {
-    crate::exec::interface::scalar_type(s, refuse).map(|_| ())
+    crate::interface::scalar_type(s, refuse).map(|_| ())
 }
 
 /// How many scalars a value of this type flattens into.

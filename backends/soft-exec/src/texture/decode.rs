@@ -4,8 +4,8 @@
 
 use f3d_hal::TextureFormat as F;
 
-use crate::exec::LANES;
-use crate::exec::ops::Lanes;
+use crate::LANES;
+use crate::ops::Lanes;
 
 /// How a format's texels decode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

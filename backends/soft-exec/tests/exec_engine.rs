@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use f3d_backend_soft::exec::{Executor, Program, Resource, ResourceKind, ScalarType, TextureView};
 use f3d_hal::{SamplerDescriptor, ShaderStage, TextureDimension, TextureFormat};
+use f3d_soft_exec::{Executor, Program, Resource, ResourceKind, ScalarType, TextureView};
 
 /// Runs one batch of `program` with placeholder inputs and resources (patterned uniform
 /// bytes, 2x2 textures, linear samplers): binding must succeed and the run must end. (The

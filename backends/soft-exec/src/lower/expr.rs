@@ -4,8 +4,8 @@ use naga::{BinaryOperator as B, Expression as E, Handle, ScalarKind as K, TypeIn
 
 use super::builder::Val;
 use super::{Frame, LResult, Lowerer, Stop, Value, types};
-use crate::exec::ir::{DerivAxis, Inst};
-use crate::exec::ops::{Op1, Op2, Op3};
+use crate::ir::{DerivAxis, Inst};
+use crate::ops::{Op1, Op2, Op3};
 
 impl<'m> Lowerer<'m> {
     /// Lowers expression `h` of frame `f` (called once per expression, through `value`).
@@ -334,7 +334,7 @@ impl<'m> Lowerer<'m> {
             && to != K::Bool
             && width != 4
         {
-            crate::exec::interface::scalar_type(naga::Scalar { kind: to, width }, &self.refuse)?;
+            crate::interface::scalar_type(naga::Scalar { kind: to, width }, &self.refuse)?;
         }
         let op = match (convert, from, to) {
             (None, _, _) => None,

@@ -16,8 +16,8 @@ use naga::{Block, Expression as E, Handle, Statement as S, TypeInner as T};
 
 use super::builder::Val;
 use super::{Frame, LResult, Lowerer, Ptr, Root, Value, types};
-use crate::exec::ir::{Dst, Inst};
-use crate::exec::ops::Op2;
+use crate::ir::{Dst, Inst};
+use crate::ops::Op2;
 
 /// The variable a pointer expression starts from, as seen inside one function.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use crate::exec::ir::{Dst, FIRST_FREE_SLOT, Inst, Reg, Slot, Src};
-use crate::exec::ops::{Op1, Op2, Op3};
+use crate::ir::{Dst, FIRST_FREE_SLOT, Inst, Reg, Slot, Src};
+use crate::ops::{Op1, Op2, Op3};
 
 /// A scalar during lowering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

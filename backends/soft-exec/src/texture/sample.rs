@@ -19,9 +19,9 @@ use f3d_hal::{AddressMode, CompareFunction, TextureDimension};
 
 use super::decode::{Decode, Raw, srgb_to_linear};
 use super::{BoundSampler, BoundTexture};
-use crate::exec::ir::TexQuery;
-use crate::exec::ops::Lanes;
-use crate::exec::{LANES, fmath};
+use crate::ir::TexQuery;
+use crate::ops::Lanes;
+use crate::{LANES, fmath};
 
 /// How a sample picks its level of detail, with its operands as lanes.
 pub(crate) enum Lod<'x> {

@@ -1,8 +1,8 @@
 //! Shared helpers for the executor tests: compile WGSL, fill inputs, run one batch.
 #![allow(dead_code)]
 
-use f3d_backend_soft::exec::{Bindings, ExecError, Executor, LANES, Lanes, Program, Resource};
 use f3d_hal::{ShaderStage, ValidatedModule};
+use f3d_soft_exec::{Bindings, ExecError, Executor, LANES, Lanes, Program, Resource};
 
 /// Parses and validates WGSL (panics with naga's message: a test bug, not an executor one).
 pub fn module(src: &str) -> ValidatedModule {

@@ -6,7 +6,7 @@
 mod exec_support;
 
 use exec_support::*;
-use f3d_backend_soft::exec::{Builtin, Executor, IoKind, Resource, bool_lanes};
+use f3d_soft_exec::{Builtin, Executor, IoKind, Resource, bool_lanes};
 
 #[test]
 fn loops_run_until_every_lane_leaves() {

@@ -342,13 +342,13 @@ fn input_reads(code: &[ir::Inst], interface: &Interface, input_base: &[u32]) -> 
 
 /// Whether this CPU runs the AVX2 and FMA paths (the executor's and the rasteriser's).
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn detect_avx2() -> bool {
+pub fn detect_avx2() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
 /// Whether this CPU runs the AVX2 and FMA paths: never off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn detect_avx2() -> bool {
+pub fn detect_avx2() -> bool {
     false
 }
 

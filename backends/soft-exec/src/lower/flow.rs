@@ -22,8 +22,8 @@ use naga::{Block, Statement as S};
 
 use super::builder::{Label, Val};
 use super::{Construct, ConstructKind, Frame, LResult, Lowerer, Stop, Value, types};
-use crate::exec::ir::{Exits, Inst, KILL_SLOT, NO_SLOT};
-use crate::exec::ops::Op2;
+use crate::ir::{Exits, Inst, KILL_SLOT, NO_SLOT};
+use crate::ops::Op2;
 
 /// Whether the rest of a block can still run.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 mod exec_support;
 
 use exec_support::*;
-use f3d_backend_soft::exec::ExecError;
 use f3d_hal::ShaderStage;
+use f3d_soft_exec::ExecError;
 
 #[track_caller]
 fn refused(src: &str, stage: ShaderStage, entry: &str, construct: &str) {

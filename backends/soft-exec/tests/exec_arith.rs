@@ -6,7 +6,7 @@
 mod exec_support;
 
 use exec_support::*;
-use f3d_backend_soft::exec::Resource;
+use f3d_soft_exec::Resource;
 
 #[test]
 fn float_arithmetic_per_lane() {
