@@ -36,7 +36,7 @@ use std::sync::Arc;
 use f3d_hal::{DeviceError, GraphicsDevice, OpenError};
 
 pub use runner::{
-    CheckReport, Outcome, SuiteReport, backend_required, run_check, run_libtest_main,
+    CheckReport, Outcome, SuiteReport, backend_required, quiet_mesa, run_check, run_libtest_main,
     run_libtest_main_serial, run_suite, run_suite_serial, run_suite_with_jobs, through_validation,
 };
 

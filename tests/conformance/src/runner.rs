@@ -111,6 +111,24 @@ pub fn backend_required(backend: &BackendId) -> bool {
         .unwrap_or(false)
 }
 
+/// Gives Mesa a private runtime directory when the environment has none (it prints harmless
+/// errors otherwise). Test binaries that open GPU devices call it first, before they start
+/// threads of their own.
+pub fn quiet_mesa() {
+    use std::os::unix::fs::PermissionsExt;
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("f3d-test-xdg-{}", std::process::id()));
+    if std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok()
+    {
+        // SAFETY: called before the test starts threads of its own; libtest's threads do not
+        // read the environment.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
+}
+
 /// Runs one check with a fresh device from `factory`, dropped after it.
 pub fn run_check(check: &Check, backend: &BackendId, factory: &Factory) -> Outcome {
     let device: Arc<dyn GraphicsDevice> = match factory() {

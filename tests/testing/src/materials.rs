@@ -345,3 +345,47 @@ pub fn every_example_draws_as_on_soft(
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(lit > 0, "every material drew black on soft, so the comparison proved nothing");
 }
+
+/// What hot reload does on every change, without the engine: a material file edited on disk
+/// (an unlit colour, twice) is read, compiled and drawn with `draw` on `device` again, and
+/// each time draws its new colour; the first version's pipeline, shaders and textures are gone
+/// with their handles. `name` keeps parallel test binaries' files apart.
+pub fn edited_material_draws_its_new_colour(
+    device: &dyn GraphicsDevice,
+    name: &str,
+    mut draw: impl FnMut(&CompiledMaterial, &str) -> Option<TextureHandle>,
+) {
+    use f3d::f3d_materials::{CompileOptions, Variant, compile_material, read_material};
+    let unlit = |c: [f32; 3]| {
+        format!(
+            r#"Material(
+    name: "Flat",
+    shading_model: Unlit,
+    culling: None,
+    fragment: "fn surface(m: ptr<function, MaterialInputs>) {{ (*m).base_color = vec4<f32>({:?}, {:?}, {:?}, 1.0); }}",
+)"#,
+            c[0], c[1], c[2]
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("f3d-{name}-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("flat.ron");
+    let before = device.live_resources();
+    for color in [[1.0f32, 0.0, 0.0], [0.0, 0.5, 1.0]] {
+        std::fs::write(&path, unlit(color)).expect("write the material");
+        let material = read_material(&path).unwrap_or_else(|e| panic!("{e:?}"));
+        let compiled = compile_material(&material, Variant::Color, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{}", e.diagnostic()));
+        let target = draw(&compiled, "flat").expect("the colour variant has a target");
+        let image = device
+            .readback(&target, TextureRegion::full(target.descriptor()))
+            .expect("readback")
+            .wait()
+            .expect("wait");
+        let got = image.texel_f32(SIZE / 2, SIZE / 2);
+        let close = got.iter().zip([color[0], color[1], color[2], 1.0]).all(|(a, b)| (a - b).abs() < 1e-3);
+        assert!(close, "the material edited to {color:?} drew {got:?}");
+    }
+    assert_eq!(device.live_resources(), before, "resources of an old version outlived it");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,28 +4,12 @@
 
 #![allow(dead_code)]
 
-use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use f3d_backend_vulkan::{ValidationLog, VulkanDevice, VulkanOptions};
 use f3d_hal::{BackendId, DeviceRequest, GraphicsDevice, OpenError};
 
-/// Gives Mesa a private runtime directory when the environment has none (it prints harmless
-/// errors otherwise). Call first thing in `main` (or a test), before other threads read the
-/// environment.
-pub fn quiet_mesa() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
-        return;
-    }
-    let dir = std::env::temp_dir().join("f3d-vulkan-xdg");
-    if std::fs::create_dir_all(&dir).is_ok()
-        && std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok()
-    {
-        // SAFETY: called before the test starts its own threads; libtest's threads do not
-        // read the environment.
-        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-    }
-}
+pub use f3d_conformance::quiet_mesa;
 
 /// This test's turn: one test at a time in a test binary holds it, for its whole body. The
 /// Khronos validation layer Debian 12 ships (1.3.239) keeps per-device state in an

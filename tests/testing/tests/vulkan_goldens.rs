@@ -10,7 +10,8 @@ use std::sync::Arc;
 use f3d_backend_vulkan::ValidationLog;
 use f3d_testing::{Frame, gpu, render_frame};
 
-mod common;
+mod gpu_support;
+use gpu_support as common;
 
 const SIZE: (u32, u32) = (192, 108);
 

@@ -10,11 +10,10 @@
 
 use std::sync::Arc;
 
-use f3d_backend_wgpu::WgpuDevice;
-use f3d_hal::{BackendId, DeviceRequest};
 use f3d_testing::{Frame, gpu, render_frame};
 
-mod common;
+mod gpu_support;
+use gpu_support as common;
 
 const SIZE: (u32, u32) = (192, 108);
 
@@ -23,17 +22,7 @@ fn scenes() -> Vec<&'static str> {
 }
 
 fn frame(name: &str) -> Option<Frame> {
-    common::quiet_mesa();
-    let device = match WgpuDevice::open(&DeviceRequest::new(SIZE.0, SIZE.1)) {
-        Ok(d) => d,
-        Err(e) if f3d_conformance::backend_required(&BackendId::WGPU) => {
-            panic!("F3D_REQUIRE_BACKENDS names wgpu, but it did not open: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: the wgpu device did not open: {e}");
-            return None;
-        }
-    };
+    let device = common::wgpu_device(SIZE)?;
     let build = f3d_examples::scene(name).unwrap_or_else(|| panic!("no scene {name}"));
     Some(render_frame(SIZE.0, SIZE.1, Arc::new(device), build).unwrap_or_else(|e| panic!("{name}: {e}")))
 }

@@ -12,17 +12,18 @@ use std::error::Error;
 use std::num::NonZeroIsize;
 use std::sync::Arc;
 
-use f3d_backend_vulkan::{ValidationLog, VulkanDevice};
-use f3d_conformance::window::{TestWindow, pattern_frame, show};
-use f3d_hal::raw_window_handle::{
+use f3d::f3d_hal::raw_window_handle::{
     RawDisplayHandle, RawWindowHandle, Win32WindowHandle, WindowsDisplayHandle,
 };
-use f3d_hal::{
-    BackendId, DeviceError, DeviceFeature, GraphicsDevice, PresentMode, Presented, SurfaceConfig,
-    SurfaceTarget, TextureDescriptor, TextureFormat, TextureUsages,
+use f3d::f3d_hal::{
+    DeviceError, DeviceFeature, GraphicsDevice, PresentMode, Presented, SurfaceConfig, SurfaceTarget,
+    TextureDescriptor, TextureFormat, TextureUsages,
 };
+use f3d_backend_vulkan::{ValidationLog, VulkanDevice};
+use f3d_conformance::window::{TestWindow, pattern_frame, show};
 
-mod common;
+mod gpu_support;
+use gpu_support as common;
 
 type Failure = Box<dyn Error>;
 
@@ -50,7 +51,7 @@ fn lavapipe_reports_present() {
 fn frames_reach_an_xvfb_window() {
     let _turn = common::turn();
     common::quiet_mesa();
-    let required = f3d_conformance::backend_required(&BackendId::VULKAN);
+    let required = common::vulkan_required();
     let has_xvfb = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("Xvfb").is_file()));
     if !has_xvfb {
