@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use f3d::f3d_hal::DeviceRegistry;
-use f3d::f3d_materials::MaterialCompilers;
-use f3d::material::{RenderMaterialCompilers, RenderMaterialStore};
+use f3d::material::RenderMaterialStore;
 use f3d::plugin::RenderRegistry;
 use f3d::prelude::*;
 
@@ -76,8 +75,6 @@ pub struct PreviewSettings {
     pub backend: BackendChoice,
     /// The backends to choose from (the plugin's default registry when `None`).
     pub registry: Option<DeviceRegistry>,
-    /// The material compilers by backend (the plugin's default set when `None`).
-    pub compilers: Option<MaterialCompilers>,
     /// The watcher's debounce.
     pub debounce: Duration,
 }
@@ -91,7 +88,6 @@ impl PreviewSettings {
             size: (512, 512),
             backend: BackendChoice::Auto,
             registry: None,
-            compilers: None,
             debounce: HotReload::default().debounce,
         }
     }
@@ -134,9 +130,6 @@ impl Preview {
         let mut app = App::new();
         if let Some(registry) = settings.registry {
             app.insert_resource(RenderRegistry(registry));
-        }
-        if let Some(compilers) = settings.compilers {
-            app.insert_resource(RenderMaterialCompilers(compilers));
         }
         app.add_plugins(F3dRenderPlugin {
             backend: settings.backend,

@@ -275,6 +275,12 @@ impl MaterialStore {
         }
     }
 
+    /// Checks the versions read from now on with `compiler` (the live device changed: one
+    /// recovered after a loss may be another backend). Complete versions stay as they are.
+    pub fn set_compiler(&mut self, compiler: Option<Arc<dyn MaterialCompiler>>) {
+        self.compiler = compiler;
+    }
+
     /// The options materials are compiled with.
     pub fn options(&self) -> &CompileOptions {
         &self.options

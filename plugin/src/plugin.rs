@@ -25,8 +25,7 @@ use f3d_hal::{DeviceRegistry, DeviceRequest, GraphicsDevice};
 
 use crate::material::loader::{CustomMaterialLoader, carry_reloaded_values};
 use crate::material::{
-    CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore,
-    StandardMaterial,
+    CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, StandardMaterial,
 };
 use crate::passes;
 use crate::render::extract::{
@@ -320,16 +319,8 @@ impl F3dRenderPlugin {
             return;
         };
         let (sender, receiver) = crossbeam_channel::unbounded();
-        let compiler = app
-            .world()
-            .get_resource::<RenderMaterialCompilers>()
-            .cloned()
-            .unwrap_or_default()
-            .0
-            .get(&device.backend_id())
-            .cloned();
         let budget = prepare::materials::material_array_budget(device.as_ref());
-        let material_store = RenderMaterialStore::new(compiler, self.hot_reload, budget);
+        let material_store = RenderMaterialStore::new(device.clone(), self.hot_reload, budget);
         let view = match ViewResources::new(device.as_ref()) {
             Ok(v) => v,
             Err(e) => {

@@ -115,6 +115,18 @@ fn a_broken_save_keeps_the_last_good_pixels_and_reports_once() {
 }
 
 #[test]
+fn a_save_the_live_device_cannot_run_is_refused_by_that_device() {
+    // Valid WGSL that naga accepts, with a compute entry point the soft backend's executor
+    // does not run: the live device (not a baseline compiler) refuses it, in its own words,
+    // and the last good version keeps drawing.
+    let mut h = soft("device_refuses", "[0.0, 1.0, 0.0, 1.0]");
+    h.write("probe.wgsl", &format!("{PROBE}\n@compute @workgroup_size(1) fn extra() {{}}\n"));
+    let message = h.expect_failure();
+    assert!(message.contains("soft") && message.contains("compute entry point `extra`"), "{message}");
+    assert!(is_mostly(h.center(), GREEN), "the last good material is not drawing");
+}
+
+#[test]
 fn an_empty_file_mid_save_does_not_panic() {
     let mut h = soft("empty", "[1.0, 0.0, 0.0, 1.0]");
     // An editor truncates first and writes a moment later: the store may see the empty file

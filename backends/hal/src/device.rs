@@ -136,6 +136,21 @@ pub trait GraphicsDevice: Send + Sync {
     /// Turns one entry point of a validated module into a shader.
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError>;
 
+    /// Whether this device can run `module` (named `label` in the reason): what the device's
+    /// own shader path — its SPIR-V writer with the capabilities it enabled, wgpu's adapter, the
+    /// CPU executor — refuses, in words, before any shader is made. The material store asks
+    /// the live device this for every material version, so a material is checked against the
+    /// device that draws it, not against a baseline. The default accepts every validated
+    /// module (a device whose `create_shader` refuses nothing a validated module holds).
+    fn check_shader_module(
+        &self,
+        label: &str,
+        module: &std::sync::Arc<crate::ValidatedModule>,
+    ) -> Result<(), String> {
+        let _ = (label, module);
+        Ok(())
+    }
+
     /// Creates a render pipeline. A backend that cannot run it may still hand out the handle
     /// and refuse it at its first draw (reported once in
     /// [`pipeline_refusals`](Self::pipeline_refusals)).
@@ -301,6 +316,13 @@ macro_rules! forward_device_queries {
         }
         fn take_loss_report(&self) -> Option<$crate::LossReason> {
             self.inner.take_loss_report()
+        }
+        fn check_shader_module(
+            &self,
+            label: &str,
+            module: &std::sync::Arc<$crate::ValidatedModule>,
+        ) -> Result<(), String> {
+            self.inner.check_shader_module(label, module)
         }
     };
 }

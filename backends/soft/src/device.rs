@@ -234,6 +234,19 @@ impl GraphicsDevice for SoftDevice {
         Ok(backend::wrap_sampler(&self.owner, desc, SoftSampler { _live: self.live.token() }))
     }
 
+    fn check_shader_module(
+        &self,
+        label: &str,
+        module: &std::sync::Arc<f3d_hal::ValidatedModule>,
+    ) -> Result<(), String> {
+        use f3d_materials::MaterialCompiler;
+        match f3d_materials::SoftCompiler.compile(label, module) {
+            Ok(_) => Ok(()),
+            Err(f3d_materials::MaterialError::Backend { reason, .. }) => Err(reason),
+            Err(other) => Err(other.to_string()),
+        }
+    }
+
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         self.owner.check_alive("create_shader")?;
         let payload = SoftShader::compile(desc, self.live.token())?;

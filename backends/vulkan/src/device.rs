@@ -631,6 +631,19 @@ impl GraphicsDevice for VulkanDevice {
         Ok(backend::wrap_sampler(&self.owner, desc, payload))
     }
 
+    fn check_shader_module(
+        &self,
+        label: &str,
+        module: &std::sync::Arc<f3d_hal::ValidatedModule>,
+    ) -> Result<(), String> {
+        use f3d_materials::MaterialCompiler;
+        match crate::VulkanCompiler::for_device(self).compile(label, module) {
+            Ok(_) => Ok(()),
+            Err(f3d_materials::MaterialError::Backend { reason, .. }) => Err(reason),
+            Err(other) => Err(other.to_string()),
+        }
+    }
+
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         const OP: &str = "create_shader";
         self.alive(OP)?;

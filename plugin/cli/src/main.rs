@@ -305,7 +305,7 @@ fn material(command: MaterialCommand) -> ExitCode {
                 eprintln!("error: unknown --emit {emit} (wgsl, spirv, reflection)");
                 return ExitCode::from(2);
             };
-            let compilers = f3d::material::RenderMaterialCompilers::default().0;
+            let compilers = f3d::material::offline_compilers();
             let Some(compiler) = compilers.get(&f3d::f3d_hal::BackendId::from_name(&backend)) else {
                 eprintln!("error: no material compiler for backend {backend}");
                 return ExitCode::from(2);

@@ -67,13 +67,8 @@ pub fn run(job: WatchJob) -> ExitCode {
     };
     // Absolute, so the store's messages and the watcher agree on the path.
     let material = std::path::absolute(&job.material).unwrap_or(job.material);
-    let settings = PreviewSettings {
-        size,
-        backend,
-        registry: Some(registry),
-        compilers: Some(f3d::material::RenderMaterialCompilers::default().0),
-        ..PreviewSettings::new(material.clone())
-    };
+    let settings =
+        PreviewSettings { size, backend, registry: Some(registry), ..PreviewSettings::new(material.clone()) };
     let mut preview = match Preview::start(settings, Some(job.out.clone())) {
         Ok(p) => p,
         Err(e) => {

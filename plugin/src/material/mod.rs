@@ -19,7 +19,7 @@ pub mod loader;
 pub mod reload;
 pub(crate) mod standard;
 
-pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialCompilers, RenderMaterialStore};
+pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, offline_compilers};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

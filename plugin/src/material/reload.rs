@@ -23,9 +23,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
+use f3d_hal::{BackendId, GraphicsDevice, ValidatedModule};
 use f3d_materials::{
-    ChangeSignal, MaterialCompiler, MaterialCompilers, MaterialError, MaterialSourceId, MaterialStore,
-    StoreEvent, WatchSettings, one_line_error,
+    BackendShader, ChangeSignal, MaterialCompiler, MaterialCompilers, MaterialError, MaterialSourceId,
+    MaterialStore, StoreEvent, WatchSettings, one_line_error,
 };
 
 use bevy_asset::{AssetEvent, AssetId, Assets};
@@ -89,22 +90,36 @@ pub enum MaterialEvent {
     },
 }
 
-/// The material compilers the app has, by backend (a main-world resource an app may insert
-/// before adding the plugin, as with [`RenderRegistry`](crate::resources::RenderRegistry)); the
-/// store compiles reloads with the live backend's. Without one: null, soft, and wgpu and
-/// vulkan when their features are on.
-#[derive(Resource, Clone, Debug)]
-pub struct RenderMaterialCompilers(pub MaterialCompilers);
+/// Each compiled-in backend's material compiler at its baseline capabilities, for tools that
+/// have no device (`f3d material compile --emit spirv`). A running app never uses these: its
+/// material store checks every material version against the live device
+/// ([`GraphicsDevice::check_shader_module`]), so what the open device can run is what counts.
+pub fn offline_compilers() -> MaterialCompilers {
+    #[allow(unused_mut)]
+    let mut compilers = MaterialCompilers::builtin();
+    #[cfg(feature = "wgpu")]
+    compilers.add(Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
+    #[cfg(feature = "vulkan")]
+    compilers.add(Arc::new(f3d_backend_vulkan::VulkanCompiler::new()));
+    compilers
+}
 
-impl Default for RenderMaterialCompilers {
-    fn default() -> Self {
-        #[allow(unused_mut)]
-        let mut compilers = MaterialCompilers::builtin();
-        #[cfg(feature = "wgpu")]
-        compilers.add(Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
-        #[cfg(feature = "vulkan")]
-        compilers.add(Arc::new(f3d_backend_vulkan::VulkanCompiler::new()));
-        Self(compilers)
+/// The live device as the material store's compiler: a material version is complete when the
+/// device that will draw it says it can run every shader of it.
+struct LiveDevice(Arc<dyn GraphicsDevice>);
+
+impl MaterialCompiler for LiveDevice {
+    fn backend(&self) -> BackendId {
+        self.0.backend_id()
+    }
+
+    fn compile(&self, label: &str, module: &Arc<ValidatedModule>) -> Result<BackendShader, MaterialError> {
+        self.0.check_shader_module(label, module).map_err(|reason| MaterialError::Backend {
+            backend: self.0.backend_id().to_string(),
+            label: label.to_owned(),
+            reason,
+        })?;
+        Ok(BackendShader::Naga(Arc::clone(module)))
     }
 }
 
@@ -135,15 +150,22 @@ pub struct RenderMaterialStore {
 }
 
 impl RenderMaterialStore {
-    /// A store for the live backend: `compiler` is its [`MaterialCompiler`], if the app has
-    /// one; `budget` is the device's material-array budget
+    /// A store whose materials `device` checks ([`GraphicsDevice::check_shader_module`]);
+    /// `budget` is the device's material-array budget
     /// ([`material_array_budget`](crate::render::prepare::materials::material_array_budget)).
-    pub fn new(compiler: Option<Arc<dyn MaterialCompiler>>, settings: HotReload, budget: u32) -> Self {
+    pub fn new(device: Arc<dyn GraphicsDevice>, settings: HotReload, budget: u32) -> Self {
+        let compiler: Option<Arc<dyn MaterialCompiler>> = Some(Arc::new(LiveDevice(device)));
         // Compile exactly as the renderer draws (instanced, with material arrays), so a reload
         // compiles each variant once.
         let options = crate::render::prepare::materials::render_compile_options(budget);
         let watch = WatchSettings { watch: settings.watch, debounce: settings.debounce };
         Self { store: MaterialStore::new(options, compiler, watch), tracked: Vec::new() }
+    }
+
+    /// Checks the versions read from now on against `device` (a device recovered after a
+    /// loss, which may be another backend).
+    pub fn use_device(&mut self, device: Arc<dyn GraphicsDevice>) {
+        self.store.set_compiler(Some(Arc::new(LiveDevice(device))));
     }
 
     /// The source behind the material asset `id`, if it is read from a file.

@@ -129,6 +129,9 @@ fn reopen(world: &mut World, main: &mut MainWorld) -> Result<std::sync::Arc<dyn 
     // The render world forgets everything made on the lost device.
     let budget = material_array_budget(device.as_ref());
     world.insert_resource(RenderDevice(device.clone()));
+    if let Some(mut store) = world.get_resource_mut::<crate::material::RenderMaterialStore>() {
+        store.use_device(device.clone());
+    }
     world.insert_resource(view);
     world.insert_resource(RenderMaterials::new(budget));
     world.insert_resource(RenderMeshes::default());

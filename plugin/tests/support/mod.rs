@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use f3d::f3d_hal::{BackendId, DeviceRegistry, DeviceRequest, GraphicsDevice};
-use f3d::material::RenderMaterialCompilers;
 use f3d::plugin::RenderRegistry;
 use f3d::prelude::*;
 
@@ -119,13 +118,9 @@ impl Harness {
         let mut registry = DeviceRegistry::new();
         let shared = device.clone();
         let _ = registry.add_backend(backend.clone(), move |_| Ok(shared.clone()));
-        let mut compilers = f3d::f3d_materials::MaterialCompilers::builtin();
-        compilers.add(Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
-        compilers.add(Arc::new(f3d_backend_vulkan::VulkanCompiler::new()));
         let seen = Seen::default();
         let mut app = App::new();
         app.insert_resource(RenderRegistry(registry))
-            .insert_resource(RenderMaterialCompilers(compilers))
             .add_plugins(F3dRenderPlugin {
                 backend: BackendChoice::Named(backend.clone()),
                 size: (SIZE, SIZE),
