@@ -19,7 +19,8 @@
 //!   scene through a tracing device and writes every device call (and the frame's readback)
 //!   to a trace; `f3d trace replay frame.f3dtrace --backend B2 [--out DIR] [--compare]`
 //!   replays it on another backend, writes each readback as PNG and, with `--compare`, exits
-//!   1 when one differs from the recording past the tolerance.
+//!   1 when one differs from the recording past the tolerance; `f3d trace info FILE` says
+//!   what a trace holds.
 
 mod render;
 mod trace;
@@ -146,6 +147,11 @@ enum TraceCommand {
         #[arg(long)]
         msaa: Option<String>,
     },
+    /// Says what a trace holds: where it was recorded, its calls, passes and readbacks.
+    Info {
+        /// The `.f3dtrace` file.
+        file: std::path::PathBuf,
+    },
     /// Replays a trace on a backend and writes its readbacks as PNG.
     Replay {
         /// The `.f3dtrace` file.
@@ -239,6 +245,16 @@ fn trace_command(command: TraceCommand) -> ExitCode {
                 }
             }
         }
+        TraceCommand::Info { file } => match trace::read(&file) {
+            Ok(t) => {
+                print!("{}", t.summary());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         TraceCommand::Replay { file, backend, out, compare } => {
             match trace::replay(&file, &backend, out.as_deref(), compare) {
                 Ok(report) => {

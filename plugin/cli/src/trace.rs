@@ -39,6 +39,12 @@ pub fn record(job: &RenderJob, out: &Path) -> Result<String, String> {
     ))
 }
 
+/// Reads the trace at `file`; errors name the file and, for a damaged one, the offset.
+pub fn read(file: &Path) -> Result<Trace, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    Trace::from_bytes(&bytes).map_err(|e| format!("{}: {e}", file.display()))
+}
+
 /// What a replay produced.
 pub struct ReplayReport {
     /// One line per readback.
@@ -52,8 +58,7 @@ pub struct ReplayReport {
 /// with `compare`, bounds each against the recorded one: the golden tolerance on the same
 /// backend, the GPU-against-soft tolerance across backends.
 pub fn replay(file: &Path, backend: &str, out: Option<&Path>, compare: bool) -> Result<ReplayReport, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let trace = Trace::from_bytes(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+    let trace = read(file)?;
     let request = DeviceRequest {
         backend: Some(BackendId::from_name(backend)),
         label: "trace replay".into(),

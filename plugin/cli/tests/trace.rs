@@ -45,6 +45,14 @@ fn record_replay_compare_and_damaged_files() {
     let pngs: Vec<PathBuf> = std::fs::read_dir(&replays).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(pngs.iter().any(|p| p.to_string_lossy().ends_with(".recorded.png")), "{pngs:?}");
 
+    let out = f3d(&["trace", "info", trace_arg]);
+    assert!(out.status.success(), "info failed: {}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("recorded on soft") && said.contains("draws)") && said.contains("pixels recorded"),
+        "{said}"
+    );
+
     let bytes = std::fs::read(&trace).unwrap();
     let cut = dir.join("cut.f3dtrace");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();

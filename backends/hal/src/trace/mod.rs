@@ -484,6 +484,55 @@ impl Trace {
         self.calls.iter().filter(|c| matches!(c, TraceCall::BeginFrame)).count()
     }
 
+    /// A few lines saying what the trace holds: where it was recorded, its calls by kind,
+    /// each pass with its draws, and each readback.
+    pub fn summary(&self) -> String {
+        use std::collections::BTreeMap;
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut passes = Vec::new();
+        let mut readbacks = Vec::new();
+        for (record, call) in self.calls.iter().enumerate() {
+            *kinds.entry(call.name()).or_default() += 1;
+            match call {
+                TraceCall::Pass(pass) => {
+                    let draws = pass
+                        .commands
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                c,
+                                TraceCommand::Draw { .. }
+                                    | TraceCommand::DrawIndexed { .. }
+                                    | TraceCommand::DrawIndirect { .. }
+                                    | TraceCommand::MultiDrawIndirect { .. }
+                            )
+                        })
+                        .count();
+                    passes.push(format!("  record {record}: pass {} ({draws} draws)", pass.label));
+                }
+                TraceCall::Readback { region, recorded, .. } => readbacks.push(format!(
+                    "  record {record}: readback {}x{}{}",
+                    region.width,
+                    region.height,
+                    if recorded.is_some() { ", pixels recorded" } else { ", not waited for" }
+                )),
+                _ => {}
+            }
+        }
+        let mut out = format!(
+            "recorded on {} ({}): {} calls over {} frames\n",
+            self.backend,
+            self.adapter,
+            self.calls.len(),
+            self.frames()
+        );
+        let counts: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        out += &format!("calls: {}\n", counts.join(", "));
+        out += &format!("passes:\n{}\n", passes.join("\n"));
+        out += &format!("readbacks:\n{}\n", readbacks.join("\n"));
+        out
+    }
+
     /// The trace in the `.f3dtrace` format.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
