@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use f3d_hal::backend::{self, LiveCounter, check_region};
@@ -13,9 +12,8 @@ use f3d_hal::{
     FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
     MemoryKind, MemoryReport, OpenError, PendingReadback, PipelineDescriptor, PipelineHandle,
     PipelineRefusal, PipelineRefusals, PresentSurface, QueryKind, QuerySetHandle, RenderPassDescriptor,
-    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, ShaderStage, SurfaceConfig,
-    SurfaceTarget, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, ValidatedModule,
-    check_readback,
+    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, SurfaceConfig, SurfaceTarget,
+    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
 };
 
 use crate::alloc::{BufferPlan, ImagePlan, create_buffer, create_image};
@@ -78,48 +76,6 @@ pub struct VulkanDevice {
     live: LiveCounter,
     refusals: Mutex<PipelineRefusals>,
     shader_caps: ShaderCaps,
-    spirv: SpirvCache,
-}
-
-/// A module's address, a stage and an entry point's name.
-type EntryKey = (usize, ShaderStage, String);
-
-/// An entry point's SPIR-V, and the module it came from (weakly: its address stays its own).
-type CachedWords = (Weak<ValidatedModule>, Arc<Vec<u32>>);
-
-/// The SPIR-V of every entry point this device compiled, by module, stage and entry point:
-/// the one place compiled shader code is kept, so the material store's check
-/// ([`GraphicsDevice::check_shader_module`]) and `create_shader` compile each entry point
-/// once between them. A module is known by its address; the cache's weak reference keeps
-/// that address from being reused while the entry is there, and entries of dropped modules
-/// are pruned at the next compile.
-#[derive(Default)]
-struct SpirvCache {
-    entries: Mutex<HashMap<EntryKey, CachedWords>>,
-    compiles: AtomicU64,
-}
-
-impl SpirvCache {
-    fn words(
-        &self,
-        module: &Arc<ValidatedModule>,
-        stage: ShaderStage,
-        entry_point: &str,
-        caps: &ShaderCaps,
-    ) -> Result<Arc<Vec<u32>>, String> {
-        let key = (Arc::as_ptr(module) as usize, stage, entry_point.to_owned());
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((weak, words)) = entries.get(&key)
-            && weak.strong_count() > 0
-        {
-            return Ok(words.clone());
-        }
-        let words = Arc::new(entry_spirv(module, stage, entry_point, caps)?);
-        self.compiles.fetch_add(1, Ordering::Relaxed);
-        entries.retain(|_, (weak, _)| weak.strong_count() > 0);
-        entries.insert(key, (Arc::downgrade(module), words.clone()));
-        Ok(words)
-    }
 }
 
 fn unavailable(reason: String) -> OpenError {
@@ -251,14 +207,7 @@ impl VulkanDevice {
             live: LiveCounter::new(),
             refusals: Mutex::new(Vec::new()),
             shader_caps,
-            spirv: SpirvCache::default(),
         })
-    }
-
-    /// How many entry points this device has turned into SPIR-V: each once, whether the
-    /// material check or `create_shader` asked first (for tests of that promise).
-    pub fn spirv_compiles(&self) -> u64 {
-        self.spirv.compiles.load(Ordering::Relaxed)
     }
 
     /// The ash device, for code that drives Vulkan directly (benchmarks, presenters).
@@ -682,18 +631,17 @@ impl GraphicsDevice for VulkanDevice {
         Ok(backend::wrap_sampler(&self.owner, desc, payload))
     }
 
-    fn check_shader_module(&self, label: &str, module: &Arc<ValidatedModule>) -> Result<(), String> {
-        // Every entry point, as create_shader will ask for it, so the words are reused.
-        for ep in &module.module().entry_points {
-            let stage = match ep.stage {
-                f3d_hal::naga::ShaderStage::Vertex => ShaderStage::Vertex,
-                f3d_hal::naga::ShaderStage::Fragment => ShaderStage::Fragment,
-                f3d_hal::naga::ShaderStage::Compute => ShaderStage::Compute,
-                other => return Err(format!("{label}: entry point {} is a {other:?} stage", ep.name)),
-            };
-            self.spirv.words(module, stage, &ep.name, &self.shader_caps)?;
+    fn check_shader_module(
+        &self,
+        label: &str,
+        module: &std::sync::Arc<f3d_hal::ValidatedModule>,
+    ) -> Result<(), String> {
+        use f3d_materials::MaterialCompiler;
+        match crate::VulkanCompiler::for_device(self).compile(label, module) {
+            Ok(_) => Ok(()),
+            Err(f3d_materials::MaterialError::Backend { reason, .. }) => Err(reason),
+            Err(other) => Err(other.to_string()),
         }
-        Ok(())
     }
 
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
@@ -706,9 +654,7 @@ impl GraphicsDevice for VulkanDevice {
                 desc.stage, desc.entry_point
             )));
         }
-        let words = self
-            .spirv
-            .words(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps)
+        let words = entry_spirv(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps)
             .map_err(shader_error)?;
         let shared = &self.shared;
         let (id, module) = self.checked(OP, || {
