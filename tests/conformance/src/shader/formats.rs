@@ -191,10 +191,14 @@ fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
 );
 
 /// Sampling an `Rgba8UnormSrgb` texture holding the bytes 0, 1, 10, 11, 64, 128, 188 and 255
-/// returns, in R, G and B, the exact decoded values (c/12.92 up to 0.04045, else
-/// ((c + 0.055)/1.055)^2.4) within 0.001, and the byte/255 in alpha, written to an
-/// `Rgba32Float` target. A device that does not decode (128 → 0.502 instead of 0.216), decodes
-/// with gamma 2.2 (10 → 0.00056 instead of 0.00304) or decodes alpha fails.
+/// returns, in R, G and B, the decoded values of the sRGB curve (c/12.92 up to 0.04045, else
+/// ((c + 0.055)/1.055)^2.4) to 8-bit precision — encoded again with the exact curve, each
+/// lands within half a step of its byte — and the byte/255 (±0.001) in alpha, written to an
+/// `Rgba32Float` target. Half a step, not a fixed ±0.001: hardware decodes through a table
+/// (NVIDIA's H100 returns 0.50390625 for 188, 0.0010 above the curve's 0.50289, 0.18 of a
+/// step), which the formats' rules allow. A device that does not decode (128 → 0.502, which
+/// encodes back to 188: 60 steps off), decodes with gamma 2.2 (188 → 0.511, which encodes
+/// back to 189.4) or decodes alpha fails.
 fn srgb_decode_on_sample(device: &dyn GraphicsDevice) -> CheckResult {
     let n = DECODE_BYTES.len() as u32;
     let desc = TextureDescriptor::new_2d("srgb bytes", n, 1, TextureFormat::Rgba8UnormSrgb);
@@ -216,9 +220,11 @@ fn srgb_decode_on_sample(device: &dyn GraphicsDevice) -> CheckResult {
             f64::from(texel[3]) / 255.0,
         ];
         let got = rgba32f(&image, x, 0)?;
+        let steps_off = |c: usize| (srgb_encode(got[c]) * 255.0 - f64::from(texel[c])).abs();
         ensure!(
-            got.iter().zip(want).all(|(g, w)| (g - w).abs() <= 1e-3),
-            "sRGB bytes {texel:?} sampled as {got:?}, the sRGB curve gives {want:?} (±0.001)"
+            (0..3).all(|c| steps_off(c) <= 0.5) && (got[3] - want[3]).abs() <= 1e-3,
+            "sRGB bytes {texel:?} sampled as {got:?}, the sRGB curve gives {want:?} (colour within half \
+             an 8-bit step once encoded again, alpha ±0.001)"
         );
     }
     Ok(())
