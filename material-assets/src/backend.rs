@@ -40,6 +40,16 @@ pub trait MaterialCompiler: Send + Sync {
     /// Compiles `module` (named `label` in errors). Errors are
     /// [`MaterialError::Backend`], naming the backend and the shader.
     fn compile(&self, label: &str, module: &Arc<ValidatedModule>) -> Result<BackendShader, MaterialError>;
+
+    /// Whether `module` compiles, and if not why in the backend's words: what a device's
+    /// [`check_shader_module`](f3d_hal::GraphicsDevice::check_shader_module) answers.
+    fn check(&self, label: &str, module: &Arc<ValidatedModule>) -> Result<(), String> {
+        match self.compile(label, module) {
+            Ok(_) => Ok(()),
+            Err(MaterialError::Backend { reason, .. }) => Err(reason),
+            Err(other) => Err(other.to_string()),
+        }
+    }
 }
 
 /// The null backend's compiler: the module as is (the null backend reflects it and refuses

@@ -299,8 +299,7 @@ impl FormatSupport {
         if format.has_stencil() && !features.has(D::STENCIL) {
             return Self::NONE;
         }
-        let float32 =
-            matches!(format, TextureFormat::R32Float | TextureFormat::Rg32Float | TextureFormat::Rgba32Float);
+        let float32 = crate::backend::is_float32(format);
         Self {
             create: true,
             sampled: true,

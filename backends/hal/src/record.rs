@@ -325,11 +325,7 @@ impl<'a> Recorder<'a> {
             self.bound.get(slot.0 as usize).is_some_and(Option::is_some)
         })?;
         let device = self.device();
-        let float32 = |b: &Option<Bound>| {
-            use crate::TextureFormat as F;
-            matches!(b, Some(Bound::Texture(t))
-                if matches!(t.descriptor().format, F::R32Float | F::Rg32Float | F::Rgba32Float))
-        };
+        let float32 = |b: &Option<Bound>| matches!(b, Some(Bound::Texture(t)) if backend::is_float32(t.descriptor().format));
         if !device.features().has(DeviceFeature::FLOAT32_FILTERABLE) && self.bound.iter().any(float32) {
             let mut textures = Vec::new();
             let mut samplers = Vec::new();

@@ -240,11 +240,7 @@ impl GraphicsDevice for SoftDevice {
         module: &std::sync::Arc<f3d_hal::ValidatedModule>,
     ) -> Result<(), String> {
         use f3d_materials::MaterialCompiler;
-        match f3d_materials::SoftCompiler.compile(label, module) {
-            Ok(_) => Ok(()),
-            Err(f3d_materials::MaterialError::Backend { reason, .. }) => Err(reason),
-            Err(other) => Err(other.to_string()),
-        }
+        f3d_materials::SoftCompiler.check(label, module)
     }
 
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {

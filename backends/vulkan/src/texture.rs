@@ -48,9 +48,7 @@ struct Raw {
     ms4: bool,
 }
 
-fn is_float32(format: TextureFormat) -> bool {
-    matches!(format, TextureFormat::R32Float | TextureFormat::Rg32Float | TextureFormat::Rgba32Float)
-}
+use f3d_hal::backend::is_float32;
 
 fn query(
     instance: &ash::Instance,

@@ -439,11 +439,7 @@ impl GraphicsDevice for WgpuDevice {
         module: &std::sync::Arc<f3d_hal::ValidatedModule>,
     ) -> Result<(), String> {
         use f3d_materials::MaterialCompiler;
-        match crate::WgpuCompiler::for_device(self).compile(label, module) {
-            Ok(_) => Ok(()),
-            Err(f3d_materials::MaterialError::Backend { reason, .. }) => Err(reason),
-            Err(other) => Err(other.to_string()),
-        }
+        crate::WgpuCompiler::for_device(self).check(label, module)
     }
 
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {

@@ -98,9 +98,7 @@ pub(crate) struct WgpuSampler {
     pub(crate) _live: LiveToken,
 }
 
-fn is_float32(format: TextureFormat) -> bool {
-    matches!(format, TextureFormat::R32Float | TextureFormat::Rg32Float | TextureFormat::Rgba32Float)
-}
+use f3d_hal::backend::is_float32;
 
 /// Whether a texture of `format` may be bound for sampling on a device with `features`.
 /// 32-bit float textures are bound as filterable, which needs

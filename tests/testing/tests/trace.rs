@@ -157,3 +157,21 @@ fn damaged_traces_that_still_parse_replay_without_panicking() {
     println!("40 damaged traces: {parsed} still parsed, {replayed} replayed to the end");
     assert!(parsed > 0, "no damaged trace parsed: the replay side was never exercised");
 }
+
+#[test]
+fn a_tracing_device_holds_the_limits_it_reports() {
+    // What the wrapped device takes but the reported (guaranteed) limits do not is refused
+    // while recording, so it cannot fail on the device that replays it.
+    if !backend_opens("vulkan") {
+        return;
+    }
+    let vulkan = open("vulkan");
+    let wide = TextureDescriptor::new_2d("wide", 8192, 8, TextureFormat::Rgba8Unorm);
+    assert!(vulkan.limits().max_texture_dimension_2d >= 8192, "this check needs a device past 4096");
+    vulkan.create_texture(&wide).expect("the wrapped device takes it");
+    let tracing = TracingDevice::new(vulkan);
+    assert_eq!(tracing.limits().max_texture_dimension_2d, 4096);
+    let e = tracing.create_texture(&wide).unwrap_err();
+    assert!(e.to_string().contains("max_texture_dimension_2d"), "{e}");
+    assert!(tracing.log().is_empty(), "a refused call was logged");
+}

@@ -518,6 +518,13 @@ pub fn check_instances(
     Ok(())
 }
 
+/// Whether `format` is a 32-bit float format, which filters linearly only with
+/// [`FLOAT32_FILTERABLE`](DeviceFeature::FLOAT32_FILTERABLE).
+pub fn is_float32(format: crate::TextureFormat) -> bool {
+    use crate::TextureFormat as F;
+    matches!(format, F::R32Float | F::Rg32Float | F::Rgba32Float)
+}
+
 /// The rule for linear filtering of 32-bit float textures at draw time: a bound float32
 /// texture whose sampler (found by [`BindingLayout::sampler_for`](crate::BindingLayout::sampler_for)) filters linearly needs
 /// [`FLOAT32_FILTERABLE`](DeviceFeature::FLOAT32_FILTERABLE).
@@ -528,12 +535,12 @@ pub fn check_float32_filtering(
     features: &DeviceFeatures,
     backend: &BackendId,
 ) -> Result<(), DeviceError> {
-    use crate::{FilterMode, TextureFormat as F};
+    use crate::FilterMode;
     if features.has(DeviceFeature::FLOAT32_FILTERABLE) {
         return Ok(());
     }
     for (slot, desc) in textures {
-        if !matches!(desc.format, F::R32Float | F::Rg32Float | F::Rgba32Float) {
+        if !is_float32(desc.format) {
             continue;
         }
         let Some(name) = layout.get(*slot).map(|b| b.name.as_str()) else { continue };

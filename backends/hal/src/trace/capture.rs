@@ -8,6 +8,7 @@ use super::{
     Trace, TraceCall, TraceColorAttachment, TraceCommand, TraceDepthAttachment, TraceError, TraceId,
     TracePass, TracePipeline, TraceTransition, TraceView,
 };
+use crate::backend;
 use crate::{
     AttachmentView, BackendId, BindingLayout, BindingSlot, Color, CommandEncoder, ComputePipelineDescriptor,
     DeviceError, DeviceFeature, DeviceFeatures, DeviceLimits, GeometryBuffer, GeometryDescriptor,
@@ -139,7 +140,10 @@ impl TraceLog {
 }
 
 /// A device that logs every call it passes on to the device it wraps (see the
-/// [module docs](super)). Handles it hands out are the wrapped device's.
+/// [module docs](super)). Handles it hands out are the wrapped device's. It holds the limits
+/// it reports ([`DeviceLimits::GUARANTEED`]): textures, geometry, pipelines (their bindings
+/// included) and passes past them are refused here, naming the limit, even where the wrapped
+/// device would take them, so nothing recorded fails to replay for a limit.
 pub struct TracingDevice {
     inner: Arc<dyn GraphicsDevice>,
     features: DeviceFeatures,
@@ -178,6 +182,7 @@ impl GraphicsDevice for TracingDevice {
     }
 
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
+        backend::check_texture_descriptor(desc, &self.features, self.limits(), &self.backend_id())?;
         let texture = self.inner.create_texture(desc)?;
         let mut log = self.log.lock();
         let id = log.add(&texture);
@@ -203,6 +208,7 @@ impl GraphicsDevice for TracingDevice {
         desc: &GeometryDescriptor,
         data: Option<&[u8]>,
     ) -> Result<GeometryBuffer, DeviceError> {
+        backend::check_geometry_descriptor(desc, data, &self.features, self.limits(), &self.backend_id())?;
         let buffer = self.inner.create_geometry(desc, data)?;
         let mut log = self.log.lock();
         let id = log.add(&buffer);
@@ -242,7 +248,9 @@ impl GraphicsDevice for TracingDevice {
     }
 
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
+        backend::check_pipeline_descriptor(desc, &self.features, self.limits(), &self.backend_id())?;
         let pipeline = self.inner.create_pipeline(desc)?;
+        backend::check_binding_limits(pipeline.bindings(), self.limits())?;
         let mut log = self.log.lock();
         let traced = TracePipeline {
             label: desc.label.clone(),
@@ -270,6 +278,7 @@ impl GraphicsDevice for TracingDevice {
         &self,
         desc: &RenderPassDescriptor,
     ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
+        backend::check_render_pass(desc, &self.features, self.limits(), &self.backend_id())?;
         let inner = self.inner.begin_render_pass(desc)?;
         let mut log = self.log.lock();
         let pass = TracePass {

@@ -589,7 +589,9 @@ impl Trace {
 
 impl Wire for TraceView {
     fn put(&self, w: &mut Writer) {
-        (self.texture, self.mip_level, self.layer).put(w);
+        self.texture.put(w);
+        self.mip_level.put(w);
+        self.layer.put(w);
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, TraceError> {
         let (texture, mip_level, layer) = Wire::get(r)?;
@@ -632,7 +634,8 @@ impl Wire for Blob {
 
 impl Wire for TraceColorAttachment {
     fn put(&self, w: &mut Writer) {
-        (self.view.clone(), self.resolve_target.clone()).put(w);
+        self.view.put(w);
+        self.resolve_target.put(w);
         self.load.put(w);
         self.store.put(w);
     }
@@ -827,50 +830,82 @@ impl TraceCall {
 
     fn put_fields(&self, w: &mut Writer) {
         match self {
-            Self::Module { id, wgsl } => (*id, wgsl.clone()).put(w),
-            Self::CreateTexture { id, desc } => (*id, desc.clone()).put(w),
+            Self::Module { id, wgsl } => {
+                id.put(w);
+                wgsl.put(w);
+            }
+            Self::CreateTexture { id, desc } => {
+                id.put(w);
+                desc.put(w);
+            }
             Self::WriteTexture { texture, region, data } => {
-                (*texture, *region).put(w);
+                texture.put(w);
+                region.put(w);
                 w.bytes(data);
             }
             Self::CreateGeometry { id, desc, data } => {
-                (*id, desc.clone()).put(w);
-                data.as_ref().map(|d| Blob(d.clone())).put(w);
+                id.put(w);
+                desc.put(w);
+                match data {
+                    None => 0u8.put(w),
+                    Some(d) => {
+                        1u8.put(w);
+                        w.bytes(d);
+                    }
+                }
             }
             Self::WriteGeometry { buffer, offset, data } => {
-                (*buffer, *offset).put(w);
+                buffer.put(w);
+                offset.put(w);
                 w.bytes(data);
             }
-            Self::CreateSampler { id, desc } => (*id, desc.clone()).put(w),
+            Self::CreateSampler { id, desc } => {
+                id.put(w);
+                desc.put(w);
+            }
             Self::CreateShader { id, label, module, stage, entry_point } => {
-                (*id, label.clone(), *module).put(w);
-                (*stage, entry_point.clone()).put(w);
+                id.put(w);
+                label.put(w);
+                module.put(w);
+                stage.put(w);
+                entry_point.put(w);
             }
             Self::CreatePipeline { id, desc } => {
                 id.put(w);
                 desc.put(w);
             }
-            Self::CreateComputePipeline { id, label, shader } => (*id, label.clone(), *shader).put(w),
+            Self::CreateComputePipeline { id, label, shader } => {
+                id.put(w);
+                label.put(w);
+                shader.put(w);
+            }
             Self::CreateQuerySet { id, label, kind, count } => {
-                (*id, label.clone()).put(w);
-                (*kind, *count).put(w);
+                id.put(w);
+                label.put(w);
+                kind.put(w);
+                count.put(w);
             }
             Self::BeginFrame => {}
             Self::Pass(pass) => pass.put(w),
             Self::CopyTexture { src, src_region, dst, dst_region } => {
-                (*src, *src_region).put(w);
-                (*dst, *dst_region).put(w);
+                src.put(w);
+                src_region.put(w);
+                dst.put(w);
+                dst_region.put(w);
             }
             Self::Dispatch { pipeline, uniforms, storage, groups } => {
                 pipeline.put(w);
-                let uniforms: Vec<(String, Blob)> =
-                    uniforms.iter().map(|(n, b)| (n.clone(), Blob(b.clone()))).collect();
-                uniforms.put(w);
+                (uniforms.len() as u32).put(w);
+                for (name, bytes) in uniforms {
+                    name.put(w);
+                    w.bytes(bytes);
+                }
                 storage.put(w);
                 groups.put(w);
             }
             Self::Readback { texture, region, recorded } => {
-                (*texture, *region).put(w);
+                texture.put(w);
+                region.put(w);
                 recorded.put(w);
             }
         }

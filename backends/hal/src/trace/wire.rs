@@ -221,6 +221,9 @@ macro_rules! wire_enum {
     ($($t:ident [$($variant:ident),* $(,)?])*) => {$(
         impl Wire for $t {
             fn put(&self, w: &mut Writer) {
+                // Irrefutable only while the list names every variant: a variant added to
+                // the HAL without its place here does not compile.
+                let ($($t::$variant)|*) = *self;
                 const ALL: &[$t] = &[$($t::$variant),*];
                 let i = ALL.iter().position(|v| v == self).unwrap_or_default();
                 (i as u8).put(w);
