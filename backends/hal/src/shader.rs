@@ -1,7 +1,8 @@
 //! Shaders as validated naga modules, and the binding tables pipelines are bound through.
 
+use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A pipeline stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,10 +41,24 @@ impl fmt::Display for ShaderStage {
 /// naga IR is f3d's shader currency: every frontend (WGSL, GLSL) produces it once and every
 /// backend turns it into its own form. The only way to make one is [`ValidatedModule::new`],
 /// so a device never sees an unvalidated module.
-#[derive(Debug)]
+///
+/// The module is also the one place its backend forms are kept ([`compiled`](Self::compiled)):
+/// a backend that turns an entry point into its own code (vulkan's SPIR-V) does so once per
+/// module, whether the material check or `create_shader` asks first, and the forms go when the
+/// module goes.
 pub struct ValidatedModule {
     module: naga::Module,
     info: naga::valid::ModuleInfo,
+    compiled: Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>,
+}
+
+impl fmt::Debug for ValidatedModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValidatedModule")
+            .field("entry_points", &self.module.entry_points.iter().map(|ep| &ep.name).collect::<Vec<_>>())
+            .field("compiled", &self.compiled_count())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ValidatedModule {
@@ -54,7 +69,7 @@ impl ValidatedModule {
             naga::valid::Capabilities::all(),
         );
         let info = validator.validate(&module).map_err(Box::new)?;
-        Ok(Self { module, info })
+        Ok(Self { module, info, compiled: Mutex::new(Vec::new()) })
     }
 
     /// The IR.
@@ -70,6 +85,41 @@ impl ValidatedModule {
     /// The index of the entry point named `name` for `stage`, if the module has one.
     pub fn entry_point_index(&self, stage: ShaderStage, name: &str) -> Option<usize> {
         self.module.entry_points.iter().position(|ep| ep.stage == stage.to_naga() && ep.name == name)
+    }
+
+    /// The backend form of this module stored under `key`, made by `make` the first time it is
+    /// asked for. `key` names everything the form depends on besides the module (the backend,
+    /// the device's shader capabilities, the stage and entry point), so two devices that would
+    /// compile differently never share a form. A refusal is not kept: it is answered again by
+    /// `make`. The lock is not held while `make` runs; two threads that race compile twice and
+    /// keep the first form.
+    pub fn compiled<T: Any + Send + Sync>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<T, String>,
+    ) -> Result<Arc<T>, String> {
+        let find = |forms: &[(String, Arc<dyn Any + Send + Sync>)]| {
+            forms.iter().find(|(k, _)| k == key).and_then(|(_, form)| Arc::clone(form).downcast::<T>().ok())
+        };
+        if let Some(form) = find(&self.forms()) {
+            return Ok(form);
+        }
+        let made = Arc::new(make()?);
+        let mut forms = self.forms();
+        if let Some(first) = find(&forms) {
+            return Ok(first);
+        }
+        forms.push((key.to_owned(), made.clone()));
+        Ok(made)
+    }
+
+    /// How many backend forms [`compiled`](Self::compiled) has made of this module.
+    pub fn compiled_count(&self) -> usize {
+        self.forms().len()
+    }
+
+    fn forms(&self) -> std::sync::MutexGuard<'_, Vec<(String, Arc<dyn Any + Send + Sync>)>> {
+        self.compiled.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -30,6 +30,9 @@ use crate::instance::Enabled;
 #[derive(Clone, Debug)]
 pub(crate) struct ShaderCaps {
     capabilities: naga::FastHashSet<spv::Capability>,
+    /// The capabilities in order, as words: the part of a SPIR-V cache key that says which
+    /// devices' words these are.
+    key: String,
 }
 
 impl ShaderCaps {
@@ -64,7 +67,10 @@ impl ShaderCaps {
         add(enabled.shader_int16, &[C::Int16]);
         add(enabled.shader_float16, &[C::Float16]);
         add(enabled.multiview, &[C::MultiView]);
-        Self { capabilities: caps.into_iter().collect() }
+        let mut names: Vec<String> = caps.iter().map(|c| format!("{c:?}")).collect();
+        names.sort();
+        names.dedup();
+        Self { capabilities: caps.into_iter().collect(), key: names.join(",") }
     }
 }
 
@@ -118,6 +124,18 @@ pub(crate) fn entry_spirv(
         .map_err(|e| error_chain(&e))?;
     check_capabilities(&words, caps)?;
     Ok(words)
+}
+
+/// SPIR-V words of one entry point, kept with the module ([`ValidatedModule::compiled`]): the
+/// material check and `create_shader` of every device with the same capabilities share them.
+pub(crate) fn cached_entry_spirv(
+    module: &ValidatedModule,
+    stage: ShaderStage,
+    entry_point: &str,
+    caps: &ShaderCaps,
+) -> Result<Arc<Vec<u32>>, String> {
+    let key = format!("vulkan spirv [{}] {stage} {entry_point}", caps.key);
+    module.compiled(&key, || entry_spirv(module, stage, entry_point, caps))
 }
 
 /// SPIR-V words of a whole module (every entry point).

@@ -12,13 +12,13 @@ use f3d_hal::{
     FramebufferOrigin, GeometryBuffer, GeometryDescriptor, GeometryUsages, GraphicsDevice, LossReason,
     MemoryKind, MemoryReport, OpenError, PendingReadback, PipelineDescriptor, PipelineHandle,
     PipelineRefusal, PipelineRefusals, PresentSurface, QueryKind, QuerySetHandle, RenderPassDescriptor,
-    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, SurfaceConfig, SurfaceTarget,
-    TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
+    SamplerDescriptor, SamplerHandle, ShaderDescriptor, ShaderHandle, ShaderStage, SurfaceConfig,
+    SurfaceTarget, TextureDescriptor, TextureFormat, TextureHandle, TextureRegion, check_readback,
 };
 
 use crate::alloc::{BufferPlan, ImagePlan, create_buffer, create_image};
 use crate::barrier::{Need, Use, prepare};
-use crate::compiler::{ShaderCaps, entry_spirv};
+use crate::compiler::{ShaderCaps, cached_entry_spirv};
 use crate::conv;
 use crate::instance::{Instance, ValidationLog, open_device};
 use crate::pipeline::{VkPipeline, VkShader};
@@ -633,11 +633,22 @@ impl GraphicsDevice for VulkanDevice {
 
     fn check_shader_module(
         &self,
-        label: &str,
+        _label: &str,
         module: &std::sync::Arc<f3d_hal::ValidatedModule>,
     ) -> Result<(), String> {
-        use f3d_materials::MaterialCompiler;
-        crate::VulkanCompiler::for_device(self).check(label, module)
+        // Each entry point as create_shader will ask for it: the words stay with the module,
+        // so the shaders made next compile nothing again.
+        for ep in &module.module().entry_points {
+            let stage = match ep.stage {
+                f3d_hal::naga::ShaderStage::Vertex => ShaderStage::Vertex,
+                f3d_hal::naga::ShaderStage::Fragment => ShaderStage::Fragment,
+                f3d_hal::naga::ShaderStage::Compute => ShaderStage::Compute,
+                other => return Err(format!("entry point `{}` is a {other:?} stage", ep.name)),
+            };
+            cached_entry_spirv(module, stage, &ep.name, &self.shader_caps)
+                .map_err(|reason| format!("entry point `{}`: {reason}", ep.name))?;
+        }
+        Ok(())
     }
 
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
@@ -650,7 +661,7 @@ impl GraphicsDevice for VulkanDevice {
                 desc.stage, desc.entry_point
             )));
         }
-        let words = entry_spirv(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps)
+        let words = cached_entry_spirv(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps)
             .map_err(shader_error)?;
         let shared = &self.shared;
         let (id, module) = self.checked(OP, || {

@@ -594,3 +594,32 @@ fn a_busy_cpu_driver_is_not_a_lost_device() {
     assert!(device.take_loss_report().is_none(), "a busy driver was taken for a lost device");
     assert_clean(&log);
 }
+
+#[test]
+fn the_material_check_and_create_shader_compile_each_entry_point_once() {
+    let _turn = common::turn();
+    let log = ValidationLog::new();
+    let Some(device) = common::device(&log) else { return };
+    let m = module(RECT_WGSL);
+    device.check_shader_module("rect", &m).expect("the device runs it");
+    assert_eq!(m.compiled_count(), 2, "the check compiles vs and fs");
+    let shader = |m: &Arc<ValidatedModule>, stage, entry: &str| {
+        device
+            .create_shader(&ShaderDescriptor {
+                label: entry.into(),
+                module: m.clone(),
+                stage,
+                entry_point: entry.into(),
+            })
+            .expect("create_shader")
+    };
+    let (vs, fs) = (shader(&m, ShaderStage::Vertex, "vs"), shader(&m, ShaderStage::Fragment, "fs"));
+    assert_eq!(m.compiled_count(), 2, "create_shader compiled what the check had compiled");
+    // Another module, even of the same text, is compiled for itself.
+    let again = module(RECT_WGSL);
+    let again_vs = shader(&again, ShaderStage::Vertex, "vs");
+    assert_eq!((m.compiled_count(), again.compiled_count()), (2, 1));
+    drop((vs, fs, again_vs));
+    drop(device);
+    assert!(log.is_empty(), "validation messages: {:#?}", log.messages());
+}
