@@ -9,7 +9,7 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use f3d_hal::{ShaderStage, ValidatedModule, naga};
 
@@ -20,7 +20,7 @@ use crate::{MaterialError, nesting, reflect};
 
 /// What compilation needs besides the material: the project folders `#include` searches, and
 /// where the model matrix comes from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Project shader folders, searched after the engine library and the material's folder.
     pub include_dirs: Vec<PathBuf>,
@@ -109,6 +109,69 @@ pub fn compile_material(
         // `array_len` is 0 without a block, so this is what the composer declared.
         material_slots: slots,
     })
+}
+
+/// Compiled variants: variant, options, and what compiling gave.
+type CacheEntries = Vec<(Variant, CompileOptions, Result<Arc<CompiledMaterial>, MaterialError>)>;
+
+/// The variants of one [`LoadedMaterial`] compiled so far, by variant and options, refusals
+/// included (a variant that does not compile is not composed again for every frame that asks).
+/// A clone of the material starts empty: the clone's fields may be changed.
+#[derive(Default)]
+pub(crate) struct VariantCache {
+    entries: Mutex<CacheEntries>,
+}
+
+impl Clone for VariantCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for VariantCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} compiled", self.lock().len())
+    }
+}
+
+impl VariantCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheEntries> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl LoadedMaterial {
+    /// [`compile_material`] of this material, once per variant and options: the one place a
+    /// compiled variant is kept. The asset loader, the material store and the renderer ask the
+    /// same loaded material, so a variant they share is composed and validated once. A file
+    /// edit gives a new `LoadedMaterial` (the loader and the store read the material again),
+    /// so nothing here outlives the files it was composed from.
+    pub fn compiled(
+        &self,
+        variant: Variant,
+        options: &CompileOptions,
+    ) -> Result<Arc<CompiledMaterial>, MaterialError> {
+        let find = |entries: &CacheEntries| {
+            entries.iter().find(|(v, o, _)| *v == variant && o == options).map(|(_, _, r)| r.clone())
+        };
+        if let Some(result) = find(&self.variants.lock()) {
+            return result;
+        }
+        // Composed without the lock: variants of one material may compile on several threads.
+        let result = compile_material(self, variant, options).map(Arc::new);
+        let mut entries = self.variants.lock();
+        if let Some(first) = find(&entries) {
+            return first;
+        }
+        entries.push((variant, options.clone(), result.clone()));
+        result
+    }
+
+    /// The variants [`compiled`](Self::compiled) has compiled, in order, once for each set of
+    /// options they were asked with (so a variant listed twice was compiled for two).
+    pub fn compiled_variants(&self) -> Vec<Variant> {
+        self.variants.lock().iter().map(|(v, _, _)| *v).collect()
+    }
 }
 
 /// Reads, checks and compiles every variant of the material at `path`: what

@@ -41,7 +41,7 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 
 use crate::MaterialError;
 use crate::backend::MaterialCompiler;
-use crate::compile::{CompileOptions, CompiledMaterial, compile_material};
+use crate::compile::{CompileOptions, CompiledMaterial};
 use crate::compose::Variant;
 use crate::format::{LoadedMaterial, read_material};
 use crate::source::Location;
@@ -606,12 +606,12 @@ fn build(
     })?;
     let files = loaded.files.clone();
     let compile = |variant| -> Result<Arc<CompiledMaterial>, MaterialError> {
-        let compiled = compile_material(&loaded, variant, options)?;
+        let compiled = loaded.compiled(variant, options)?;
         if let Some(compiler) = compiler {
             let label = format!("{} ({})", loaded.desc.name, variant.name());
             compiler.compile(&label, &compiled.module)?;
         }
-        Ok(Arc::new(compiled))
+        Ok(compiled)
     };
     let variants = [compile(Variant::Color), compile(Variant::DepthOnly), compile(Variant::Shadow)];
     match variants {

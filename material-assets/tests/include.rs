@@ -86,3 +86,26 @@ fn directives_with_odd_spacing_or_text_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_loaded_material_compiles_each_variant_once_per_options() {
+    let m = material(
+        "\n#include <ripples.wgsl>\nfn surface(m: ptr<function, MaterialInputs>) { (*m).roughness = ripples(uv0()); }\n",
+    );
+    let options = CompileOptions { include_dirs: vec![project()], ..CompileOptions::default() };
+    let first = m.compiled(Variant::Color, &options).unwrap_or_else(|e| panic!("{}", e.diagnostic()));
+    let again = m.compiled(Variant::Color, &options).expect("compiled before");
+    assert!(std::sync::Arc::ptr_eq(&first, &again), "the second ask compiled again");
+    // Other options are another compile; so is a refusal, kept as one (asked again, no new entry).
+    let missing = m.compiled(Variant::Color, &CompileOptions::default());
+    assert!(
+        matches!(missing, Err(MaterialError::IncludeNotFound { .. })),
+        "not refused: {}",
+        missing.is_ok()
+    );
+    assert!(m.compiled(Variant::Color, &CompileOptions::default()).is_err());
+    m.compiled(Variant::Shadow, &options).expect("shadow");
+    assert_eq!(m.compiled_variants(), [Variant::Color, Variant::Color, Variant::Shadow]);
+    // A clone may be changed, so it keeps nothing of the original's compiles.
+    assert!(m.clone().compiled_variants().is_empty());
+}

@@ -23,7 +23,7 @@ use bevy_transform::TransformPlugin;
 use bevy_transform::TransformSystems;
 use f3d_hal::{DeviceRegistry, DeviceRequest, GraphicsDevice};
 
-use crate::material::loader::{CustomMaterialLoader, carry_reloaded_values};
+use crate::material::loader::{CustomMaterialLoader, MaterialLoaderBudget, carry_reloaded_values};
 use crate::material::{
     CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, StandardMaterial,
 };
@@ -163,8 +163,11 @@ impl Plugin for F3dRenderPlugin {
             .get_added_plugins::<AssetPlugin>()
             .first()
             .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
+        let loader_budget = MaterialLoaderBudget::default();
+        app.insert_resource(loader_budget.clone());
         app.register_asset_loader(CustomMaterialLoader::new(
             bevy_asset::io::file::FileAssetReader::get_base_path().join(asset_root),
+            loader_budget,
         ))
         .add_systems(Last, carry_reloaded_values);
         // Hooks list mesh entities for extraction when these are inserted, replaced or
@@ -329,6 +332,9 @@ impl F3dRenderPlugin {
                 return;
             }
         };
+        if let Some(loader) = app.world().get_resource::<MaterialLoaderBudget>() {
+            loader.set(budget);
+        }
         app.insert_resource(MaterialWatch(material_store.store.change_signal()));
         app.insert_resource(RenderDevice(device.clone()));
         app.insert_resource(RenderReportReceiver { receiver });

@@ -158,6 +158,12 @@ fn a_material_loaded_by_the_asset_server_draws() {
     assert!(matches!(h.settle(), LoadState::Loaded), "{:?}", h.load_state());
     let c = h.center();
     assert!(is_mostly(c, RED), "{c:?}");
+    // The loader compiled the colour variant to check the file, and the frame drew with that
+    // very compile: it is kept with the loaded material, once.
+    let loaded = h.custom_mut().loaded().cloned().expect("a loaded material");
+    let variants = loaded.compiled_variants();
+    let colour = variants.iter().filter(|v| **v == f3d::f3d_materials::Variant::Color).count();
+    assert_eq!(colour, 1, "the colour variant was compiled {colour} times: {variants:?}");
 }
 
 #[test]

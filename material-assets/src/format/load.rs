@@ -70,6 +70,8 @@ pub struct LoadedMaterial {
     pub(crate) vertex: Option<UserCode>,
     /// Every file read so far (the `.ron`, the `fragment_file`); composition adds includes.
     pub files: Vec<PathBuf>,
+    /// Its compiled variants ([`LoadedMaterial::compiled`]).
+    pub(crate) variants: crate::compile::VariantCache,
 }
 
 impl LoadedMaterial {
@@ -220,6 +222,7 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
             fragment,
             vertex,
             files,
+            variants: Default::default(),
         }),
         _ => Err(errors),
     }

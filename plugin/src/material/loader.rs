@@ -20,12 +20,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use bevy_asset::io::Reader;
 use bevy_asset::{AssetEvent, AssetId, AssetLoader, Assets, LoadContext};
 use bevy_ecs::prelude::*;
 use bevy_reflect::TypePath;
-use f3d_materials::{MaterialError, Variant, compile_material, one_line_error, parse_material};
+use f3d_materials::{MaterialError, Variant, one_line_error, parse_material};
 
 use super::CustomMaterial;
 use crate::render::prepare::materials::{MATERIAL_ARRAY_BYTES, render_compile_options};
@@ -35,12 +37,41 @@ use crate::render::prepare::materials::{MATERIAL_ARRAY_BYTES, render_compile_opt
 pub struct CustomMaterialLoader {
     /// The asset folder on disk: where the material's own files are read from.
     root: PathBuf,
+    /// The material-array budget of the open device, for compiling as the renderer will.
+    budget: MaterialLoaderBudget,
 }
 
 impl CustomMaterialLoader {
-    /// A loader for materials under the asset folder `root`.
-    pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+    /// A loader for materials under the asset folder `root`, compiling the colour variant for
+    /// the material-array budget `budget` holds.
+    pub fn new(root: impl Into<PathBuf>, budget: MaterialLoaderBudget) -> Self {
+        Self { root: root.into(), budget }
+    }
+}
+
+/// The material-array budget the loader compiles for (a main-world resource, shared with the
+/// loader): the open device's ([`material_array_budget`](crate::render::prepare::materials::material_array_budget)),
+/// set when the render world starts or recovers, [`MATERIAL_ARRAY_BYTES`] before. The loader's
+/// compile is then the very one the renderer draws with (compiled variants are kept with the
+/// loaded material, per options), not a second one for other options.
+#[derive(Resource, Clone, Debug)]
+pub struct MaterialLoaderBudget(Arc<AtomicU32>);
+
+impl Default for MaterialLoaderBudget {
+    fn default() -> Self {
+        Self(Arc::new(AtomicU32::new(MATERIAL_ARRAY_BYTES)))
+    }
+}
+
+impl MaterialLoaderBudget {
+    /// The budget loads compile for now.
+    pub fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Sets the budget (the device's, when one opens).
+    pub fn set(&self, bytes: u32) {
+        self.0.store(bytes, Ordering::Relaxed);
     }
 }
 
@@ -100,9 +131,9 @@ impl AssetLoader for CustomMaterialLoader {
             parse_material(&path, &bytes).map_err(|e| CustomMaterialLoadError::material(&path, e))?;
         // Compiled once here so user code that does not compile fails the load (with its
         // line), and to learn every file the material is composed of.
-        let compiled =
-            compile_material(&loaded, Variant::Color, &render_compile_options(MATERIAL_ARRAY_BYTES))
-                .map_err(|e| CustomMaterialLoadError::material(&path, vec![e]))?;
+        let compiled = loaded
+            .compiled(Variant::Color, &render_compile_options(self.budget.get()))
+            .map_err(|e| CustomMaterialLoadError::material(&path, vec![e]))?;
         let mut files = compiled.files.clone();
         files.sort();
         files.dedup();

@@ -128,6 +128,9 @@ fn reopen(world: &mut World, main: &mut MainWorld) -> Result<std::sync::Arc<dyn 
 
     // The render world forgets everything made on the lost device.
     let budget = material_array_budget(device.as_ref());
+    if let Some(loader) = main.get_resource::<crate::material::loader::MaterialLoaderBudget>() {
+        loader.set(budget);
+    }
     world.insert_resource(RenderDevice(device.clone()));
     if let Some(mut store) = world.get_resource_mut::<crate::material::RenderMaterialStore>() {
         store.use_device(device.clone());

@@ -20,13 +20,14 @@
 //! uniform block limit (at most [`MATERIAL_ARRAY_BYTES`]).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_ecs::prelude::*;
 use f3d_materials::format::{Blending, EngineInput};
 use f3d_materials::{
     CompileOptions, CompiledMaterial, LoadedMaterial, MaterialLayout, MaterialParameters, MaterialStore,
-    MaterialVersion, ParamType, Variant, compile_material,
+    ParamType, Variant,
 };
 
 use crate::material::standard::{self, StandardKey};
@@ -62,7 +63,8 @@ pub struct MaterialShader {
     /// Bytes from one slot's block to the next.
     pub stride: u32,
     budget: u32,
-    compiled: [Mutex<Option<Option<Arc<CompiledMaterial>>>>; 3],
+    /// Which variants failed to compile and were reported (each once).
+    reported: [AtomicBool; 3],
 }
 
 fn variant_index(v: Variant) -> usize {
@@ -78,40 +80,28 @@ impl MaterialShader {
         let layout = MaterialLayout::new(&loaded.desc).ok();
         let slots = layout.as_ref().map_or(0, |l| l.array_len(budget));
         let stride = layout.as_ref().and_then(MaterialLayout::slot_stride).unwrap_or(0);
-        Self { id, loaded, slots, stride, budget, compiled: Default::default() }
-    }
-
-    /// A shader whose variants the material store has already compiled (for the same
-    /// options: [`render_compile_options`] with the same budget), so a hot reload compiles
-    /// each variant once.
-    fn precompiled(id: u64, version: &MaterialVersion, budget: u32) -> Self {
-        let slot = |v| Mutex::new(Some(Some(version.variant(v).clone())));
-        Self {
-            compiled: [slot(Variant::Color), slot(Variant::DepthOnly), slot(Variant::Shadow)],
-            ..Self::new(id, version.loaded.clone(), budget)
-        }
+        Self { id, loaded, slots, stride, budget, reported: Default::default() }
     }
 
     /// The compiled variant (instanced, with the material array), or `None` when it does not
-    /// compile (reported once).
+    /// compile (reported once). Compiled variants live with the loaded material
+    /// ([`LoadedMaterial::compiled`]): what the asset loader or the material store compiled
+    /// for the same options is not compiled again.
     pub fn variant(&self, variant: Variant) -> Option<Arc<CompiledMaterial>> {
-        let mut slot = self.compiled[variant_index(variant)].lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert_with(|| {
-            let options = render_compile_options(self.budget);
-            match compile_material(&self.loaded, variant, &options) {
-                Ok(c) => Some(Arc::new(c)),
-                Err(e) => {
+        match self.loaded.compiled(variant, &render_compile_options(self.budget)) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                if !self.reported[variant_index(variant)].swap(true, Ordering::Relaxed) {
                     bevy_log::error!(
                         "material `{}` ({} variant) does not compile:\n{}",
                         self.loaded.desc.name,
                         variant.name(),
                         e.diagnostic()
                     );
-                    None
                 }
+                None
             }
-        })
-        .clone()
+        }
     }
 
     /// Custom attributes the material reads (name, type), in location order.
@@ -204,7 +194,7 @@ impl RenderMaterials {
         }
         self.next_id += 1;
         let shader = match store.and_then(|s| s.version_of(loaded)) {
-            Some(version) => Arc::new(MaterialShader::precompiled(self.next_id, version, self.budget)),
+            Some(version) => Arc::new(MaterialShader::new(self.next_id, version.loaded.clone(), self.budget)),
             None => Arc::new(MaterialShader::new(self.next_id, loaded.clone(), self.budget)),
         };
         // The LoadedMaterial is kept alive with the entry, so its address stays unique.
