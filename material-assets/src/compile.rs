@@ -88,13 +88,15 @@ pub fn compile_material(
         notes: Vec::new(),
     })?;
     require_function(material, "fragment")?;
-    if material.vertex.is_some() {
+    if let Some(vertex) = &material.vertex {
         require_function(material, "vertex")?;
+        crate::vertex_contract::check_removed_fields(vertex)?;
     }
     let slots = if options.instanced { layout.array_len(options.material_array_bytes) } else { 0 };
     let source =
         compose_material(material, &layout, variant, &options.include_dirs, options.instanced, slots)?;
     let module = validate_composed(&source, &material.fragment_location)?;
+    crate::vertex_contract::check_read_only_writes(module.module(), &source, &material.fragment_location)?;
     let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
     let mut files = material.files.clone();
     files.extend(source.files().iter().cloned());

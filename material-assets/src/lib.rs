@@ -76,8 +76,12 @@
 //! at `world_normal()`); accessors `world_position() world_normal() view_direction() uv0()
 //! vertex_color() time() screen_uv() fragment_view_depth() normal_from_tangent_space(n)`, and
 //! with engine inputs `scene_color(offset) scene_depth(offset)` (linear view depth, comparable
-//! with `fragment_view_depth()`). `vertex(v)` edits `VertexInputs { position, normal, uv0,
-//! tangent, color, world_offset }` in object space. Custom attributes and varyings are plain
+//! with `fragment_view_depth()`). `vertex(v)` edits `VertexInputs { position, normal,
+//! world_position, world_normal, uv0, tangent, color, camera_position }`: it moves the vertex
+//! through `world_position` and turns the shading normal through `world_normal` (world space,
+//! starting as the model transform of `position` and `normal`; the engine projects and shades
+//! what the hook leaves there, in the colour, depth and shadow passes alike); `position`,
+//! `normal` and `camera_position` are read-only ([`vertex_contract`]). Custom attributes and varyings are plain
 //! names (private globals copied in and out by generated code). Lit runs Cook-Torrance (GGX,
 //! Smith height-correlated, Schlick) with IBL (radiance cube + BRDF LUT, or SH irradiance), one
 //! directional light with 3x3 PCF shadows and up to 8 point lights; Unlit outputs `base_color`.
@@ -114,6 +118,7 @@ pub mod reflect;
 mod shader_material;
 mod source;
 pub mod store;
+pub mod vertex_contract;
 
 pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, NullCompiler, SoftCompiler};
 pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};

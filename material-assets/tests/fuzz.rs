@@ -638,7 +638,7 @@ const FIELDS: &[&str] = &[
     "fragment_file: \"{}\",",
     "fragment: \"#include <{}>\",",
     "vertex: Some(\"#include \\\"{}\\\"\"),",
-    "vertex: \"fn vertex(v: ptr<function, VertexInputs>) { (*v).position.y += 1.0; }\",",
+    "vertex: \"fn vertex(v: ptr<function, VertexInputs>) { (*v).world_position.y += 1.0; }\",",
     "engine_inputs: [SceneColor, SceneDepth],",
     "engine_inputs: [SceneDepth, SceneDepth],",
     "varyings: [(name: \"crest\", type: Float), (name: \"v2\", type: Vec4)],",
@@ -1291,7 +1291,7 @@ fn generated_material(corpus: &Corpus, rng: &mut Rng) -> Case {
             code += &format!("    {} = {};\n", d.name, zero(d.ty));
         }
         code += &uses(&attributes, false);
-        code += "    (*v).position.y += 0.0;\n}\n";
+        code += "    (*v).world_position.y += 0.0;\n}\n";
         let text = ron_string(rng, &code);
         fields.push(format!("vertex: {}", if rng.one_in(2) { format!("Some({text})") } else { text }));
     }

@@ -260,6 +260,21 @@ const CASES: &[(&str, &str, u32, u32, &[&str])] = &[
         16,
         &["`reflect` is a WGSL keyword, reserved word or built-in name"],
     ),
+    ("49_world_offset.ron", "49_world_offset.ron", 6, 10, &["no field `world_offset`", "`world_position`"]),
+    (
+        "50_write_position.ron",
+        "50_write_position.ron",
+        6,
+        5,
+        &["`position` of `VertexInputs` is read-only", "`world_position`"],
+    ),
+    (
+        "51_write_normal_in_loop.ron",
+        "51_write_normal_in_loop.ron",
+        8,
+        13,
+        &["`normal` of `VertexInputs` is read-only", "`world_normal`"],
+    ),
 ];
 
 fn errors_of(file: &str) -> Vec<MaterialError> {

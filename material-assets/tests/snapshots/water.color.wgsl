@@ -1,9 +1,11 @@
 // f3d material `Water`, color variant: composed by f3d_materials; do not edit.
 // f3d engine library: the material contract (DESIGN §5).
 //
-// A material's `vertex` may change VertexInputs (object space; world_offset is added after
-// the model transform); its `surface` fills MaterialInputs. The accessors below read the
-// current fragment and are meant for `surface`.
+// A material's `vertex` may move a vertex and change its normal through VertexInputs'
+// world_position and world_normal (world space: the engine projects world_position after
+// `vertex` returns, in every pass, and shades with world_normal); position, normal and
+// camera_position are read-only. Its `surface` fills MaterialInputs. The accessors below read
+// the current fragment and are meant for `surface`.
 
 // f3d engine library: group 0, what the whole frame shares (DESIGN §5).
 //
@@ -128,18 +130,24 @@ struct Draw {
 
 
 struct VertexInputs {
-    // Object-space position.
+    // Object-space position, as the mesh has it (read-only).
     position: vec3<f32>,
-    // Object-space normal.
+    // Object-space normal (read-only).
     normal: vec3<f32>,
+    // World-space position: the model transform of `position`. What `vertex` leaves here is
+    // what the engine projects (colour, depth and shadow passes alike).
+    world_position: vec3<f32>,
+    // World-space normal, starting at unit length: what `vertex` leaves here, normalised, is
+    // the shading normal (and the shadow pass's normal-bias direction).
+    world_normal: vec3<f32>,
     // First texture coordinate.
     uv0: vec2<f32>,
     // Object-space tangent; w is the bitangent's sign.
     tangent: vec4<f32>,
     // Vertex colour (linear).
     color: vec4<f32>,
-    // Added to the world position after the model transform.
-    world_offset: vec3<f32>,
+    // The camera's world position (read-only).
+    camera_position: vec3<f32>,
 }
 
 struct MaterialInputs {
@@ -593,16 +601,6 @@ fn surface(m: ptr<function, MaterialInputs>) {
 
 
 
-fn f3d_vertex_inputs(in: VertexInput) -> VertexInputs {
-    var v: VertexInputs;
-    v.position = in.position;
-    v.normal = in.normal;
-    v.uv0 = in.uv0;
-    v.tangent = in.tangent;
-    v.color = in.color;
-    v.world_offset = vec3<f32>(0.0);
-    return v;
-}
 
 // The object's transform for the current vertex: per instance with F3D_INSTANCED (three rows
 // of the affine model matrix at locations 5-7, the normal matrix derived here), per draw (the
@@ -625,24 +623,39 @@ fn f3d_load_transform(in: VertexInput) {
 
 }
 
-// Runs the material's vertex hook and returns the world position.
-fn f3d_world_position(v: VertexInputs) -> vec3<f32> {
-    let world = f3d_model * vec4<f32>(v.position, 1.0);
-    return world.xyz / world.w + v.world_offset;
+// The hook's inputs for the current vertex (after f3d_load_transform): the mesh's attributes,
+// and their world-space forms.
+fn f3d_vertex_inputs(in: VertexInput) -> VertexInputs {
+    var v: VertexInputs;
+    v.position = in.position;
+    v.normal = in.normal;
+    let world = f3d_model * vec4<f32>(in.position, 1.0);
+    v.world_position = world.xyz / world.w;
+    v.world_normal = f3d_safe_normalize(f3d_normal_matrix * in.normal);
+    v.uv0 = in.uv0;
+    v.tangent = in.tangent;
+    v.color = in.color;
+    v.camera_position = view.camera_position;
+    return v;
+}
+
+// Runs the material's vertex hook on the current vertex's inputs.
+fn f3d_run_vertex(in: VertexInput) -> VertexInputs {
+    f3d_load_attributes(in);
+    f3d_load_transform(in);
+    var v = f3d_vertex_inputs(in);
+    vertex(&v);
+    return v;
 }
 
 
 @vertex
 fn vs_mesh(in: VertexInput) -> VertexOutput {
-    f3d_load_attributes(in);
-    f3d_load_transform(in);
-    var v = f3d_vertex_inputs(in);
-    vertex(&v);
-    let world_position = f3d_world_position(v);
+    let v = f3d_run_vertex(in);
     var out: VertexOutput;
-    out.clip_position = view.view_proj * vec4<f32>(world_position, 1.0);
-    out.world_position = world_position;
-    out.world_normal = f3d_safe_normalize(f3d_normal_matrix * v.normal);
+    out.clip_position = view.view_proj * vec4<f32>(v.world_position, 1.0);
+    out.world_position = v.world_position;
+    out.world_normal = f3d_safe_normalize(v.world_normal);
     out.world_tangent = vec4<f32>(f3d_safe_normalize((f3d_model * vec4<f32>(v.tangent.xyz, 0.0)).xyz), v.tangent.w);
     out.uv0 = v.uv0;
     out.color = v.color;
@@ -654,12 +667,6 @@ fn vs_mesh(in: VertexInput) -> VertexOutput {
 struct F3dPositionOnly {
     @builtin(position) clip_position: vec4<f32>,
 }
-
-
-
-
-
-
 
 
 

@@ -5,16 +5,6 @@
 
 #include <surface.wgsl>
 
-fn f3d_vertex_inputs(in: VertexInput) -> VertexInputs {
-    var v: VertexInputs;
-    v.position = in.position;
-    v.normal = in.normal;
-    v.uv0 = in.uv0;
-    v.tangent = in.tangent;
-    v.color = in.color;
-    v.world_offset = vec3<f32>(0.0);
-    return v;
-}
 
 // The object's transform for the current vertex: per instance with F3D_INSTANCED (three rows
 // of the affine model matrix at locations 5-7, the normal matrix derived here), per draw (the
@@ -37,24 +27,39 @@ fn f3d_load_transform(in: VertexInput) {
 #endif
 }
 
-// Runs the material's vertex hook and returns the world position.
-fn f3d_world_position(v: VertexInputs) -> vec3<f32> {
-    let world = f3d_model * vec4<f32>(v.position, 1.0);
-    return world.xyz / world.w + v.world_offset;
+// The hook's inputs for the current vertex (after f3d_load_transform): the mesh's attributes,
+// and their world-space forms.
+fn f3d_vertex_inputs(in: VertexInput) -> VertexInputs {
+    var v: VertexInputs;
+    v.position = in.position;
+    v.normal = in.normal;
+    let world = f3d_model * vec4<f32>(in.position, 1.0);
+    v.world_position = world.xyz / world.w;
+    v.world_normal = f3d_safe_normalize(f3d_normal_matrix * in.normal);
+    v.uv0 = in.uv0;
+    v.tangent = in.tangent;
+    v.color = in.color;
+    v.camera_position = view.camera_position;
+    return v;
+}
+
+// Runs the material's vertex hook on the current vertex's inputs.
+fn f3d_run_vertex(in: VertexInput) -> VertexInputs {
+    f3d_load_attributes(in);
+    f3d_load_transform(in);
+    var v = f3d_vertex_inputs(in);
+    vertex(&v);
+    return v;
 }
 
 #ifdef F3D_VARIANT_COLOR
 @vertex
 fn vs_mesh(in: VertexInput) -> VertexOutput {
-    f3d_load_attributes(in);
-    f3d_load_transform(in);
-    var v = f3d_vertex_inputs(in);
-    vertex(&v);
-    let world_position = f3d_world_position(v);
+    let v = f3d_run_vertex(in);
     var out: VertexOutput;
-    out.clip_position = view.view_proj * vec4<f32>(world_position, 1.0);
-    out.world_position = world_position;
-    out.world_normal = f3d_safe_normalize(f3d_normal_matrix * v.normal);
+    out.clip_position = view.view_proj * vec4<f32>(v.world_position, 1.0);
+    out.world_position = v.world_position;
+    out.world_normal = f3d_safe_normalize(v.world_normal);
     out.world_tangent = vec4<f32>(f3d_safe_normalize((f3d_model * vec4<f32>(v.tangent.xyz, 0.0)).xyz), v.tangent.w);
     out.uv0 = v.uv0;
     out.color = v.color;
@@ -71,12 +76,9 @@ struct F3dPositionOnly {
 // Depth prepass: the same vertex hook, so displaced geometry matches the colour pass.
 @vertex
 fn vs_depth(in: VertexInput) -> F3dPositionOnly {
-    f3d_load_attributes(in);
-    f3d_load_transform(in);
-    var v = f3d_vertex_inputs(in);
-    vertex(&v);
+    let v = f3d_run_vertex(in);
     var out: F3dPositionOnly;
-    out.clip_position = view.view_proj * vec4<f32>(f3d_world_position(v), 1.0);
+    out.clip_position = view.view_proj * vec4<f32>(v.world_position, 1.0);
     return out;
 }
 #endif
@@ -85,15 +87,12 @@ fn vs_depth(in: VertexInput) -> F3dPositionOnly {
 // Shadow map: the light's projection, pushed along the normal by the normal bias.
 @vertex
 fn vs_shadow(in: VertexInput) -> F3dPositionOnly {
-    f3d_load_attributes(in);
-    f3d_load_transform(in);
-    var v = f3d_vertex_inputs(in);
-    vertex(&v);
-    let normal = f3d_safe_normalize(f3d_normal_matrix * v.normal);
+    let v = f3d_run_vertex(in);
+    let normal = f3d_safe_normalize(v.world_normal);
     let sun = lights.directional;
     let offset = normal * (sun.shadow_normal_bias * sun.shadow_texel_size);
     var out: F3dPositionOnly;
-    out.clip_position = sun.shadow_view_proj * vec4<f32>(f3d_world_position(v) - offset, 1.0);
+    out.clip_position = sun.shadow_view_proj * vec4<f32>(v.world_position - offset, 1.0);
     return out;
 }
 #endif

@@ -1,25 +1,33 @@
 // f3d engine library: the material contract (DESIGN §5).
 //
-// A material's `vertex` may change VertexInputs (object space; world_offset is added after
-// the model transform); its `surface` fills MaterialInputs. The accessors below read the
-// current fragment and are meant for `surface`.
+// A material's `vertex` may move a vertex and change its normal through VertexInputs'
+// world_position and world_normal (world space: the engine projects world_position after
+// `vertex` returns, in every pass, and shades with world_normal); position, normal and
+// camera_position are read-only. Its `surface` fills MaterialInputs. The accessors below read
+// the current fragment and are meant for `surface`.
 
 #include <view.wgsl>
 #include <draw.wgsl>
 
 struct VertexInputs {
-    // Object-space position.
+    // Object-space position, as the mesh has it (read-only).
     position: vec3<f32>,
-    // Object-space normal.
+    // Object-space normal (read-only).
     normal: vec3<f32>,
+    // World-space position: the model transform of `position`. What `vertex` leaves here is
+    // what the engine projects (colour, depth and shadow passes alike).
+    world_position: vec3<f32>,
+    // World-space normal, starting at unit length: what `vertex` leaves here, normalised, is
+    // the shading normal (and the shadow pass's normal-bias direction).
+    world_normal: vec3<f32>,
     // First texture coordinate.
     uv0: vec2<f32>,
     // Object-space tangent; w is the bitangent's sign.
     tangent: vec4<f32>,
     // Vertex colour (linear).
     color: vec4<f32>,
-    // Added to the world position after the model transform.
-    world_offset: vec3<f32>,
+    // The camera's world position (read-only).
+    camera_position: vec3<f32>,
 }
 
 struct MaterialInputs {
