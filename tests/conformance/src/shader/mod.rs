@@ -5,6 +5,7 @@
 mod blend;
 mod formats;
 mod fuzz;
+mod noise;
 mod passes;
 mod primitives;
 mod raster;
@@ -28,6 +29,7 @@ pub(crate) fn checks() -> Vec<Check> {
         .chain(raster::CHECKS)
         .chain(formats::CHECKS)
         .chain(fuzz::CHECKS)
+        .chain(noise::CHECKS)
     {
         all.push(Check { tier: Tier::Shader, name, run: CheckFn::Device(*f) });
     }
