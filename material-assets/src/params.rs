@@ -347,8 +347,14 @@ impl MaterialParameters {
     }
 
     /// The packed bytes, writable (with [`offset_of`](Self::offset_of)); counts as a change.
+    /// Every block parameter then counts as set by the app: a new version of the file (hot
+    /// reload) keeps their values where it has a parameter of the same name and type, as it
+    /// keeps values given through [`set`](Self::set).
     pub fn block_mut(&mut self) -> &mut [u8] {
         self.version += 1;
+        for (set, p) in self.set_by_app.iter_mut().zip(self.params.iter()) {
+            *set |= !p.ty.is_texture();
+        }
         &mut self.block
     }
 

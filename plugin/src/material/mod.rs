@@ -281,6 +281,15 @@ impl CustomMaterial {
         &self.params
     }
 
+    /// The packed parameter block, writable, for bulk updates: resolve each parameter's byte
+    /// offset once with [`MaterialParameters::offset_of`] (naga's layout of the block, as the
+    /// shader reads it) and write its bytes straight in. Counts as a change (the renderer
+    /// takes the new bytes, through the asset's `Modified` event like any edit). Empty while a
+    /// material from a file has not loaded, and for a material without numeric parameters.
+    pub fn parameter_block_mut(&mut self) -> &mut [u8] {
+        self.params.block_mut()
+    }
+
     /// Sets a numeric parameter (dispatching on its declared type). On a material whose
     /// file has not loaded yet (see [`from_file`](Self::from_file)) the value is kept and
     /// applied when it loads (a value the file turns out not to take is logged then).
