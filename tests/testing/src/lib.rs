@@ -72,6 +72,16 @@ impl Frame {
     }
 }
 
+/// A `.ron` material from `text`, written to a file of this process's temporary folder named
+/// `name.ron` (so includes and hot reload see a real file) and loaded from there.
+pub fn material_from_text(name: &str, text: &str) -> f3d::prelude::CustomMaterial {
+    let dir = std::env::temp_dir().join(format!("f3d_test_materials_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("write the material");
+    f3d::prelude::CustomMaterial::load(&path).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
 /// Whether the default registry opens `backend` here. A backend that does not open is
 /// skipped with a note, unless `F3D_REQUIRE_BACKENDS` names it: then the test fails.
 pub fn backend_opens(backend: &str) -> bool {

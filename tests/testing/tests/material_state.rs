@@ -9,21 +9,13 @@
 //! On soft and on every GPU backend that opens, each against the expectation worked out here.
 
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, render_frame};
+use f3d_testing::{Frame, backend_opens, material_from_text, render_frame};
 
 const SIZE: u32 = 32;
 
-fn material(name: &str, text: &str) -> CustomMaterial {
-    let dir = std::env::temp_dir().join(format!("f3d_material_state_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join(format!("{name}.ron"));
-    std::fs::write(&path, text).expect("write the material");
-    CustomMaterial::load(&path).unwrap_or_else(|e| panic!("{name}: {e:?}"))
-}
-
 /// An unlit material of colour `tint` (a parameter) and the depth test `compare`.
 fn tinted(name: &str, compare: &str) -> CustomMaterial {
-    material(
+    material_from_text(
         name,
         &format!(
             r#"Material(

@@ -7,7 +7,7 @@
 //! and every GPU backend that opens is compared with a soft frame drawn in the same test.
 
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, compare, gpu, render_frame, soft_frame};
+use f3d_testing::{Frame, backend_opens, compare, gpu, material_from_text, render_frame, soft_frame};
 
 const SIZE: u32 = 64;
 /// Pixels per world unit: the orthographic view is 8 units wide.
@@ -43,14 +43,6 @@ fn surface(m: ptr<function, MaterialInputs>) {
 ",
 )"#;
 
-fn material(name: &str, text: &str) -> CustomMaterial {
-    let dir = std::env::temp_dir().join(format!("f3d_vertex_hook_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join(format!("{name}.ron"));
-    std::fs::write(&path, text).expect("write the material");
-    CustomMaterial::load(&path).unwrap_or_else(|e| panic!("{name}: {e:?}"))
-}
-
 /// The camera: orthographic, 8×8 units, looking straight down from x = 2 (so the view spans
 /// x -2..6 and z -4..4, +x to the right, +z down the frame).
 fn camera(world: &mut World) {
@@ -71,7 +63,7 @@ fn camera(world: &mut World) {
 fn lifted(world: &mut World) {
     let cube = world.resource_mut::<Assets<Mesh>>().add(Cuboid::from_length(0.8));
     let ground = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(20.0, 20.0));
-    let lift = world.resource_mut::<Assets<CustomMaterial>>().add(material("lift", LIFT));
+    let lift = world.resource_mut::<Assets<CustomMaterial>>().add(material_from_text("lift", LIFT));
     let white = world.resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial {
         base_color: Color::WHITE,
         perceptual_roughness: 1.0,
@@ -97,7 +89,7 @@ fn turned(world: &mut World) {
         perceptual_roughness: 1.0,
         ..default()
     });
-    let turned = world.resource_mut::<Assets<CustomMaterial>>().add(material("turned", TURNED));
+    let turned = world.resource_mut::<Assets<CustomMaterial>>().add(material_from_text("turned", TURNED));
     world.spawn((Mesh3d(tile.clone()), MeshMaterial3d(white), Transform::from_xyz(0.0, 0.0, 0.0)));
     world.spawn((Mesh3d(tile), MeshMaterial3d(turned), Transform::from_xyz(4.0, 0.0, 0.0)));
     world.spawn((
