@@ -28,6 +28,7 @@ pub const SCENES: &[(&str, SceneFn)] = &[
     ("bevy_3d_scene", bevy_3d_scene),
     ("bevy_lighting", bevy_lighting),
     ("msaa", msaa),
+    ("vertex_hooks", vertex_hooks),
 ];
 
 /// The scene called `name`.
@@ -347,6 +348,29 @@ pub fn materials(world: &mut World) {
         NotShadowCaster,
         Transform::from_xyz(1.8, 0.25, 0.0),
     ));
+}
+
+/// The material guide's vertex examples: ground that curves away from the camera
+/// (`world_curve.ron`, reading `camera_position`), a patch of waves (`waves.ron`, moving
+/// `world_position` and `world_normal`; its shadow follows the waves), and a sphere whose
+/// shading normal alone is dented (`hammered.ron`). A cube on the waves casts a shadow onto
+/// them.
+pub fn vertex_hooks(world: &mut World) {
+    camera(world, Vec3::new(0.0, 2.2, 4.6), Vec3::new(0.0, 0.2, 0.0), ());
+    sun(world, Vec3::new(-3.0, 6.0, 2.0), Some(shadow_box(4.0)));
+    world.spawn(Environment::default());
+    let curve = load_material(world, "world_curve.ron");
+    let ground = mesh(world, plane(24.0, 48));
+    world.spawn((Mesh3d(ground), MeshMaterial3d(curve), Transform::default()));
+    let waves = load_material(world, "waves.ron");
+    let patch = mesh(world, plane(2.0, 40));
+    world.spawn((Mesh3d(patch), MeshMaterial3d(waves), Transform::from_xyz(0.9, 0.3, 0.3)));
+    let cube = mesh(world, Cuboid::from_length(0.3));
+    let red = material(world, srgb(0.8, 0.2, 0.1));
+    world.spawn((Mesh3d(cube), red, Transform::from_xyz(0.9, 0.9, 0.3)));
+    let hammered = load_material(world, "hammered.ron");
+    let sphere = mesh(world, Sphere::new(0.5).mesh().uv(48, 24));
+    world.spawn((Mesh3d(sphere), MeshMaterial3d(hammered), Transform::from_xyz(-1.0, 0.6, 0.2)));
 }
 
 /// Base-colour, normal and emissive textures on the standard material.

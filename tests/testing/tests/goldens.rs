@@ -36,6 +36,7 @@ goldens!(
     bevy_3d_scene,
     bevy_lighting,
     msaa,
+    vertex_hooks,
 );
 
 /// Every scene has a golden test above.
