@@ -29,6 +29,7 @@ pub const SCENES: &[(&str, SceneFn)] = &[
     ("bevy_lighting", bevy_lighting),
     ("msaa", msaa),
     ("vertex_hooks", vertex_hooks),
+    ("light_hook", light_hook),
 ];
 
 /// The scene called `name`.
@@ -371,6 +372,37 @@ pub fn vertex_hooks(world: &mut World) {
     let hammered = load_material(world, "hammered.ron");
     let sphere = mesh(world, Sphere::new(0.5).mesh().uv(48, 24));
     world.spawn((Mesh3d(sphere), MeshMaterial3d(hammered), Transform::from_xyz(-1.0, 0.6, 0.2)));
+}
+
+/// The `light` hook: spheres of `toon_lit.ron`, whose hook bands each light's Lambert term
+/// on its own, under the sun (with shadows) and a warm point light beside them; a sphere of
+/// the standard material beside them for contrast.
+pub fn light_hook(world: &mut World) {
+    camera(world, Vec3::new(0.0, 2.0, 4.2), Vec3::new(0.0, 0.4, 0.0), ());
+    sun(world, Vec3::new(-3.0, 5.0, 3.0), Some(shadow_box(4.0)));
+    dim_ambient(world);
+    ground(world, 8.0, srgb(0.6, 0.6, 0.6));
+    let toon = load_material(world, "toon_lit.ron");
+    let sphere = mesh(world, Sphere::new(0.45).mesh().uv(48, 24));
+    for x in [-1.1f32, 0.0] {
+        world.spawn((
+            Mesh3d(sphere.clone()),
+            MeshMaterial3d(toon.clone()),
+            Transform::from_xyz(x, 0.45, 0.0),
+        ));
+    }
+    let smooth = material(world, StandardMaterial { perceptual_roughness: 1.0, ..default() });
+    world.spawn((Mesh3d(sphere), smooth, Transform::from_xyz(1.1, 0.45, 0.0)));
+    world.spawn((
+        PointLight {
+            color: Color::linear_rgb(1.0, 0.45, 0.15),
+            intensity: lumens(4.0),
+            range: 5.0,
+            radius: 0.05,
+            ..default()
+        },
+        Transform::from_xyz(0.6, 1.0, 1.2),
+    ));
 }
 
 /// Base-colour, normal and emissive textures on the standard material.

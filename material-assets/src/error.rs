@@ -195,6 +195,16 @@ pub enum MaterialError {
         /// The material's shading model.
         shading_model: String,
     },
+    /// A `light` hook on a material that is not lit.
+    #[error(
+        "a `light` hook runs in the engine's light loop, which only Lit materials have; this material is {shading_model}"
+    )]
+    LightNotLit {
+        /// The `light` field.
+        at: Location,
+        /// The material's shading model.
+        shading_model: String,
+    },
     /// Both `fragment` and `fragment_file`.
     #[error("`fragment` and `fragment_file` are both given; give exactly one")]
     FragmentBoth {
@@ -341,6 +351,7 @@ impl MaterialError {
             | HintMismatch { at, .. }
             | BadRange { at, .. }
             | EngineInputsNotLit { at, .. }
+            | LightNotLit { at, .. }
             | FragmentBoth { at }
             | FragmentMissing { at }
             | MissingFile { at, .. }

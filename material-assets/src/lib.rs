@@ -53,6 +53,7 @@
 //!     varyings: [],                     // (name: "crest", type: Float): vertex → surface
 //!     attributes: [],                   // (name: "phase", type: Float): mesh → vertex
 //!     vertex: None,                     // Some("fn vertex(v: ptr<function, VertexInputs>) { ... }")
+//!     light: None,                      // Lit only: Some("fn light(l: ptr<function, LightInputs>) -> vec3<f32> { ... }")
 //!     fragment: "fn surface(m: ptr<function, MaterialInputs>) { ... }",
 //!     // or fragment_file: "toon.wgsl", resolved next to the .ron
 //! )
@@ -81,7 +82,12 @@
 //! through `world_position` and turns the shading normal through `world_normal` (world space,
 //! starting as the model transform of `position` and `normal`; the engine projects and shades
 //! what the hook leaves there, in the colour, depth and shadow passes alike); `position`,
-//! `normal` and `camera_position` are read-only ([`vertex_contract`]). Custom attributes and varyings are plain
+//! `normal` and `camera_position` are read-only ([`vertex_contract`]). A Lit material's
+//! optional `light` block defines `fn light(l: ptr<function, LightInputs>) -> vec3<f32>`,
+//! called in the light loop for the sun and every point and spot light with `LightInputs {
+//! light_direction, radiance, attenuation, shadow, normal, view_direction, base_color,
+//! metallic, roughness }`; what it returns replaces the engine BRDF's direct term for that
+//! light (image-based light stays the engine's). Custom attributes and varyings are plain
 //! names (private globals copied in and out by generated code). Lit runs Cook-Torrance (GGX,
 //! Smith height-correlated, Schlick) with IBL (radiance cube + BRDF LUT, or SH irradiance), one
 //! directional light with 3x3 PCF shadows and up to 8 point lights; Unlit outputs `base_color`.

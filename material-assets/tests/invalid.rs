@@ -275,6 +275,27 @@ const CASES: &[(&str, &str, u32, u32, &[&str])] = &[
         13,
         &["`normal` of `VertexInputs` is read-only", "`world_normal`"],
     ),
+    (
+        "52_light_on_unlit.ron",
+        "52_light_on_unlit.ron",
+        4,
+        17,
+        &["a `light` hook runs in the engine's light loop", "this material is Unlit"],
+    ),
+    (
+        "53_light_missing_function.ron",
+        "53_light_missing_function.ron",
+        3,
+        18,
+        &["fn light(l: ptr<function, LightInputs>) -> vec3<f32>"],
+    ),
+    (
+        "54_light_wrong_signature.ron",
+        "54_light_wrong_signature.ron",
+        5,
+        1,
+        &["the light hook must be", "-> f32"],
+    ),
 ];
 
 fn errors_of(file: &str) -> Vec<MaterialError> {

@@ -208,6 +208,9 @@ pub fn defines(material: &LoadedMaterial, variant: Variant) -> Vec<String> {
     if desc.culling == Culling::None {
         d.push("F3D_DOUBLE_SIDED".into());
     }
+    if material.light.is_some() && desc.shading_model == ShadingModel::Lit {
+        d.push("F3D_CUSTOM_LIGHT".into());
+    }
     d
 }
 
@@ -269,6 +272,16 @@ pub fn compose_material(
         fragment_origin,
         fragment_dir,
     )?;
+    if let Some(code) = &material.light {
+        pre.generated("\n// ---- material: light\n");
+        let dir = material.path().parent().map(|p| p.to_path_buf());
+        pre.file(
+            format!("user:light:{}", material.path().display()),
+            "light".into(),
+            Origin::User(code.clone()),
+            dir,
+        )?;
+    }
     pre.generated("\n// ---- engine: entry points\n");
     pre.library("mesh.wgsl")?;
     if desc.shading_model == ShadingModel::Lit {

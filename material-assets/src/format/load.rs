@@ -68,6 +68,8 @@ pub struct LoadedMaterial {
     pub(crate) fragment: UserCode,
     /// The vertex code, if any.
     pub(crate) vertex: Option<UserCode>,
+    /// The `light` hook's code, if any.
+    pub(crate) light: Option<UserCode>,
     /// Every file read so far (the `.ron`, the `fragment_file`); composition adds includes.
     pub files: Vec<PathBuf>,
     /// Its compiled variants ([`LoadedMaterial::compiled`]).
@@ -88,6 +90,11 @@ impl LoadedMaterial {
     /// The vertex code, if the material has a `vertex` function.
     pub fn vertex(&self) -> Option<&UserCode> {
         self.vertex.as_ref()
+    }
+
+    /// The `light` hook's code, if the material has one.
+    pub fn light(&self) -> Option<&UserCode> {
+        self.light.as_ref()
     }
 
     /// Where parameter `index` is declared.
@@ -213,6 +220,7 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
         _ => None,
     };
     let vertex = desc.vertex.as_deref().map(|v| code_of("vertex", v));
+    let light = desc.light.as_deref().map(|l| code_of("light", l));
     match fragment {
         Some(fragment) if errors.is_empty() => Ok(LoadedMaterial {
             desc,
@@ -221,6 +229,7 @@ pub fn parse_material(path: &Path, bytes: &[u8]) -> Result<LoadedMaterial, Vec<M
             fragment_location,
             fragment,
             vertex,
+            light,
             files,
             variants: Default::default(),
         }),

@@ -50,6 +50,12 @@ pub struct MaterialDesc {
     /// WGSL defining `fn vertex(v: ptr<function, VertexInputs>)`.
     #[serde(default)]
     pub vertex: Option<String>,
+    /// WGSL defining `fn light(l: ptr<function, LightInputs>) -> vec3<f32>` (Lit materials):
+    /// called in the engine's light loop for every directional, point and spot light, after
+    /// attenuation and shadowing are known, its result replacing the engine BRDF's direct
+    /// term for that light. Image-based lighting stays the engine's.
+    #[serde(default)]
+    pub light: Option<String>,
     /// WGSL defining `fn surface(m: ptr<function, MaterialInputs>)`.
     #[serde(default)]
     pub fragment: Option<String>,

@@ -547,6 +547,11 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         }
     }
 
+    if desc.light.is_some() && desc.shading_model != ShadingModel::Lit {
+        let at = c.at(root.value("light"), None);
+        c.errors.push(MaterialError::LightNotLit { at, shading_model: format!("{:?}", desc.shading_model) });
+    }
+
     if !desc.engine_inputs.is_empty() {
         let node = root.value("engine_inputs");
         if desc.shading_model != ShadingModel::Lit {

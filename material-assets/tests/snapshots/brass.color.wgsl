@@ -165,6 +165,30 @@ struct MaterialInputs {
     occlusion: f32,
 }
 
+// What a material's `light` hook gets for one light (Lit materials with a `light` block):
+// everything is world space and the hook returns the light's linear radiance towards the
+// viewer, in place of the engine BRDF's direct term.
+struct LightInputs {
+    // Unit vector from the surface towards the light.
+    light_direction: vec3<f32>,
+    // The light's colour times its intensity.
+    radiance: vec3<f32>,
+    // Distance and cone falloff (1 for the directional light).
+    attenuation: f32,
+    // 1 lit, 0 in shadow (filtered in between).
+    shadow: f32,
+    // The shading normal (MaterialInputs.normal, unit length).
+    normal: vec3<f32>,
+    // Unit vector from the surface towards the camera.
+    view_direction: vec3<f32>,
+    // MaterialInputs.base_color.
+    base_color: vec4<f32>,
+    // MaterialInputs.metallic, clamped to 0..1.
+    metallic: f32,
+    // MaterialInputs.roughness, clamped as the engine BRDF clamps it.
+    roughness: f32,
+}
+
 struct F3dFragment {
     world_position: vec3<f32>,
     world_normal: vec3<f32>,
@@ -812,6 +836,36 @@ fn f3d_environment(n: vec3<f32>, v: vec3<f32>, diffuse_color: vec3<f32>, f0: vec
     return (diffuse_color * diffuse + specular * env_brdf) * lights.environment_intensity;
 }
 
+// One light's direct contribution: the engine BRDF, or the material's `light` hook.
+fn f3d_direct(
+    m: MaterialInputs,
+    n: vec3<f32>,
+    v: vec3<f32>,
+    l: vec3<f32>,
+    radiance: vec3<f32>,
+    attenuation: f32,
+    shadow: f32,
+    diffuse_color: vec3<f32>,
+    f0: vec3<f32>,
+    roughness: f32,
+) -> vec3<f32> {
+
+
+
+
+
+
+
+
+
+
+
+
+
+    return brdf_direct(n, v, l, diffuse_color, f0, roughness) * radiance * (attenuation * shadow);
+
+}
+
 // The lit colour of a surface (linear radiance, not premultiplied).
 fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
     let n = f3d_safe_normalize(m.normal);
@@ -825,7 +879,7 @@ fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
     let sun = lights.directional;
     if sun.enabled != 0u {
         let l = -f3d_safe_normalize(sun.direction);
-        color += brdf_direct(n, v, l, diffuse_color, f0, roughness) * sun.color * f3d_shadow_factor(p);
+        color += f3d_direct(m, n, v, l, sun.color, 1.0, f3d_shadow_factor(p), diffuse_color, f0, roughness);
     }
     let count = min(lights.point_count, F3D_MAX_POINT_LIGHTS);
     for (var i = 0u; i < count; i += 1u) {
@@ -836,7 +890,7 @@ fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
         let l = f3d_safe_normalize(to_light);
         let cone = clamp(dot(-l, light.spot_direction) * light.spot_scale + light.spot_offset, 0.0, 1.0);
         let attenuation = fade * fade / d2 * cone * cone;
-        color += brdf_direct(n, v, l, diffuse_color, f0, roughness) * light.color * attenuation;
+        color += f3d_direct(m, n, v, l, light.color, attenuation, 1.0, diffuse_color, f0, roughness);
     }
     color += f3d_environment(n, v, diffuse_color, f0, roughness) * m.occlusion;
     return color + m.emissive;

@@ -165,6 +165,30 @@ struct MaterialInputs {
     occlusion: f32,
 }
 
+// What a material's `light` hook gets for one light (Lit materials with a `light` block):
+// everything is world space and the hook returns the light's linear radiance towards the
+// viewer, in place of the engine BRDF's direct term.
+struct LightInputs {
+    // Unit vector from the surface towards the light.
+    light_direction: vec3<f32>,
+    // The light's colour times its intensity.
+    radiance: vec3<f32>,
+    // Distance and cone falloff (1 for the directional light).
+    attenuation: f32,
+    // 1 lit, 0 in shadow (filtered in between).
+    shadow: f32,
+    // The shading normal (MaterialInputs.normal, unit length).
+    normal: vec3<f32>,
+    // Unit vector from the surface towards the camera.
+    view_direction: vec3<f32>,
+    // MaterialInputs.base_color.
+    base_color: vec4<f32>,
+    // MaterialInputs.metallic, clamped to 0..1.
+    metallic: f32,
+    // MaterialInputs.roughness, clamped as the engine BRDF clamps it.
+    roughness: f32,
+}
+
 struct F3dFragment {
     world_position: vec3<f32>,
     world_normal: vec3<f32>,

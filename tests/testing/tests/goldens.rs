@@ -37,6 +37,7 @@ goldens!(
     bevy_lighting,
     msaa,
     vertex_hooks,
+    light_hook,
 );
 
 /// Every scene has a golden test above.

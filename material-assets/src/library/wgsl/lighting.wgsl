@@ -66,6 +66,36 @@ fn f3d_environment(n: vec3<f32>, v: vec3<f32>, diffuse_color: vec3<f32>, f0: vec
     return (diffuse_color * diffuse + specular * env_brdf) * lights.environment_intensity;
 }
 
+// One light's direct contribution: the engine BRDF, or the material's `light` hook.
+fn f3d_direct(
+    m: MaterialInputs,
+    n: vec3<f32>,
+    v: vec3<f32>,
+    l: vec3<f32>,
+    radiance: vec3<f32>,
+    attenuation: f32,
+    shadow: f32,
+    diffuse_color: vec3<f32>,
+    f0: vec3<f32>,
+    roughness: f32,
+) -> vec3<f32> {
+#ifdef F3D_CUSTOM_LIGHT
+    var inputs: LightInputs;
+    inputs.light_direction = l;
+    inputs.radiance = radiance;
+    inputs.attenuation = attenuation;
+    inputs.shadow = shadow;
+    inputs.normal = n;
+    inputs.view_direction = v;
+    inputs.base_color = m.base_color;
+    inputs.metallic = clamp(m.metallic, 0.0, 1.0);
+    inputs.roughness = roughness;
+    return light(&inputs);
+#else
+    return brdf_direct(n, v, l, diffuse_color, f0, roughness) * radiance * (attenuation * shadow);
+#endif
+}
+
 // The lit colour of a surface (linear radiance, not premultiplied).
 fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
     let n = f3d_safe_normalize(m.normal);
@@ -79,7 +109,7 @@ fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
     let sun = lights.directional;
     if sun.enabled != 0u {
         let l = -f3d_safe_normalize(sun.direction);
-        color += brdf_direct(n, v, l, diffuse_color, f0, roughness) * sun.color * f3d_shadow_factor(p);
+        color += f3d_direct(m, n, v, l, sun.color, 1.0, f3d_shadow_factor(p), diffuse_color, f0, roughness);
     }
     let count = min(lights.point_count, F3D_MAX_POINT_LIGHTS);
     for (var i = 0u; i < count; i += 1u) {
@@ -90,7 +120,7 @@ fn f3d_shade_lit(m: MaterialInputs) -> vec3<f32> {
         let l = f3d_safe_normalize(to_light);
         let cone = clamp(dot(-l, light.spot_direction) * light.spot_scale + light.spot_offset, 0.0, 1.0);
         let attenuation = fade * fade / d2 * cone * cone;
-        color += brdf_direct(n, v, l, diffuse_color, f0, roughness) * light.color * attenuation;
+        color += f3d_direct(m, n, v, l, light.color, attenuation, 1.0, diffuse_color, f0, roughness);
     }
     color += f3d_environment(n, v, diffuse_color, f0, roughness) * m.occlusion;
     return color + m.emissive;
