@@ -291,6 +291,18 @@ impl MaterialStore {
     /// as [`StoreEvent::Failed`] at the next poll, and the source loads when its file is
     /// fixed.
     pub fn load(&mut self, path: &Path) -> MaterialSourceId {
+        self.register(path, None)
+    }
+
+    /// [`load`](Self::load) for a material the caller has already read (`known`, read from
+    /// `path`): when the file still holds the same text, the first version is `known` itself
+    /// rather than a second reading of it, so what was compiled for it (its variants are kept
+    /// with it, [`LoadedMaterial::compiled`]) is not compiled again.
+    pub fn load_known(&mut self, path: &Path, known: Arc<LoadedMaterial>) -> MaterialSourceId {
+        self.register(path, Some(known))
+    }
+
+    fn register(&mut self, path: &Path, known: Option<Arc<LoadedMaterial>>) -> MaterialSourceId {
         let path = absolute(path);
         if let Some(i) = self.entries.iter().position(|e| e.path == path) {
             return MaterialSourceId(i as u32);
@@ -303,7 +315,7 @@ impl MaterialStore {
             current: None,
             failure: None,
         });
-        self.reload(index, Instant::now(), true);
+        self.reload_from(index, Instant::now(), true, known);
         MaterialSourceId(index as u32)
     }
 
@@ -417,8 +429,18 @@ impl MaterialStore {
     /// Builds a new version of entry `index`; keeps the old one on failure.
     /// `force`: make a new version even if nothing changed.
     fn reload(&mut self, index: usize, changed_at: Instant, force: bool) {
+        self.reload_from(index, changed_at, force, None);
+    }
+
+    fn reload_from(
+        &mut self,
+        index: usize,
+        changed_at: Instant,
+        force: bool,
+        known: Option<Arc<LoadedMaterial>>,
+    ) {
         let path = self.entries[index].path.clone();
-        let result = build(&path, &self.options, self.compiler.as_deref());
+        let result = build(&path, &self.options, self.compiler.as_deref(), known);
         let source = MaterialSourceId(index as u32);
         let entry = &mut self.entries[index];
         match result {
@@ -588,6 +610,7 @@ fn build(
     path: &Path,
     options: &CompileOptions,
     compiler: Option<&dyn MaterialCompiler>,
+    known: Option<Arc<LoadedMaterial>>,
 ) -> Result<Built, (MaterialError, Vec<PathBuf>)> {
     let loaded = read_material(path).map_err(|errors| {
         let files: Vec<PathBuf> = errors
@@ -604,6 +627,12 @@ fn build(
         });
         (first, files)
     })?;
+    // The caller's reading of the same text is the same material: keep it (and what it has
+    // compiled) rather than this one.
+    let loaded = match known {
+        Some(k) if k.path() == loaded.path() && k.same_text(&loaded) => k,
+        _ => Arc::new(loaded),
+    };
     let files = loaded.files.clone();
     let compile = |variant| -> Result<Arc<CompiledMaterial>, MaterialError> {
         let compiled = loaded.compiled(variant, options)?;
@@ -615,7 +644,7 @@ fn build(
     };
     let variants = [compile(Variant::Color), compile(Variant::DepthOnly), compile(Variant::Shadow)];
     match variants {
-        [Ok(c), Ok(d), Ok(s)] => Ok((Arc::new(loaded), [c, d, s])),
+        [Ok(c), Ok(d), Ok(s)] => Ok((loaded, [c, d, s])),
         [c, d, s] => {
             // A problem in user code shows in every variant: report the first one.
             let error = [c, d, s].into_iter().find_map(Result::err);

@@ -281,3 +281,42 @@ mod reload_on_each_backend {
         super::reload_round_trip("vulkan");
     }
 }
+
+/// A material the app read with `CustomMaterial::load` is the store's first version when its
+/// file has not changed since: the asset keeps the app's reading (no adoption), and each
+/// variant is compiled once, for the app's reading and the store alike.
+#[test]
+fn a_material_read_by_the_app_is_compiled_once() {
+    let dir = support::TempDir::new("read_once");
+    for (file, text) in files("[1.0, 0.0, 0.0, 1.0]") {
+        std::fs::write(dir.0.join(file), text).expect("write a material file");
+    }
+    let material = CustomMaterial::load(dir.0.join("probe.ron")).expect("the probe loads");
+    let read = material.loaded().cloned().expect("read by the app");
+    let mut app = App::new();
+    app.add_plugins(F3dRenderPlugin {
+        backend: BackendChoice::Named(f3d::f3d_hal::BackendId::SOFT),
+        size: (16, 16),
+        fixed_time_step: Some(1.0 / 60.0),
+        ..Default::default()
+    });
+    app.finish();
+    app.cleanup();
+    let handle = app.world_mut().resource_mut::<Assets<CustomMaterial>>().add(material);
+    support::spawn_probe_view(app.world_mut(), &handle);
+    for _ in 0..4 {
+        app.update();
+    }
+    let asset = app.world().resource::<Assets<CustomMaterial>>().get(&handle).expect("the asset");
+    let now = asset.loaded().expect("loaded");
+    assert!(
+        std::sync::Arc::ptr_eq(now, &read),
+        "the store read the unchanged file again and the asset adopted it"
+    );
+    let variants = read.compiled_variants();
+    let mut unique = variants.clone();
+    unique.sort_by_key(|v| v.name());
+    unique.dedup();
+    assert_eq!(unique.len(), variants.len(), "a variant compiled twice: {variants:?}");
+    assert!(variants.contains(&f3d::f3d_materials::Variant::Color), "{variants:?}");
+}

@@ -92,6 +92,12 @@ impl LoadedMaterial {
         self.vertex.as_ref()
     }
 
+    /// Whether `other` was read from the same text: the `.ron` and the `fragment_file`
+    /// (includes are read when a variant is compiled).
+    pub fn same_text(&self, other: &LoadedMaterial) -> bool {
+        self.source.text() == other.source.text() && self.fragment.text == other.fragment.text
+    }
+
     /// The `light` hook's code, if the material has one.
     pub fn light(&self) -> Option<&UserCode> {
         self.light.as_ref()

@@ -195,21 +195,30 @@ pub fn extract_material_files(
         main.get_resource::<Messages<AssetEvent<CustomMaterial>>>(),
         main.get_resource::<Assets<CustomMaterial>>(),
     ) {
-        let fresh: Vec<(AssetId<CustomMaterial>, PathBuf)> = cursor
-            .read(messages)
-            .filter_map(|e| match *e {
-                AssetEvent::Added { id } | AssetEvent::Modified { id } => Some(id),
-                _ => None,
-            })
-            .filter(|id| !store.tracked.iter().any(|t| t.id == *id))
-            .filter_map(|id| assets.get(id).and_then(|m| m.file().map(|f| (id, f.to_owned()))))
-            .collect();
+        let fresh: Vec<(AssetId<CustomMaterial>, PathBuf, Option<Arc<f3d_materials::LoadedMaterial>>)> =
+            cursor
+                .read(messages)
+                .filter_map(|e| match *e {
+                    AssetEvent::Added { id } | AssetEvent::Modified { id } => Some(id),
+                    _ => None,
+                })
+                .filter(|id| !store.tracked.iter().any(|t| t.id == *id))
+                .filter_map(|id| {
+                    let m = assets.get(id)?;
+                    m.file().map(|f| (id, f.to_owned(), m.loaded().cloned()))
+                })
+                .collect();
         registered = !fresh.is_empty();
-        for (id, file) in fresh {
+        for (id, file, known) in fresh {
             if store.tracked.iter().any(|t| t.id == id) {
                 continue;
             }
-            let source = store.store.load(&file);
+            // A material read by `CustomMaterial::load` becomes the store's first version
+            // when the file has not changed since, so it is compiled once, not twice.
+            let source = match known {
+                Some(known) => store.store.load_known(&file, known),
+                None => store.store.load(&file),
+            };
             store.tracked.push(Tracked { id, source });
         }
     }

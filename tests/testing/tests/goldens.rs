@@ -49,5 +49,5 @@ fn every_scene_has_a_golden() {
             "{name} has no golden"
         );
     }
-    assert_eq!(f3d_examples::SCENES.len(), 15, "add the new scene to the goldens! list");
+    assert_eq!(f3d_examples::SCENES.len(), 17, "add the new scene to the goldens! list");
 }
