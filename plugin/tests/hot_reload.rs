@@ -320,3 +320,55 @@ fn a_material_read_by_the_app_is_compiled_once() {
     assert_eq!(unique.len(), variants.len(), "a variant compiled twice: {variants:?}");
     assert!(variants.contains(&f3d::f3d_materials::Variant::Color), "{variants:?}");
 }
+
+/// With the scene snapshots switched off (`StandardPasses::scene_color`), a translucent
+/// material that reads `scene_color()` and `scene_depth()` still draws, with inert values:
+/// black and the far plane. (Without them its draw misses two bindings and is refused.)
+#[test]
+fn scene_inputs_without_their_snapshots_read_black_and_far() {
+    let dir = support::TempDir::new("inert_inputs");
+    let ron = r#"Material(
+    name: "Scene reader",
+    blending: Alpha,
+    engine_inputs: [SceneColor, SceneDepth],
+    fragment: r"
+fn surface(m: ptr<function, MaterialInputs>) {
+    let far = select(0.0, 1.0, scene_depth(vec2<f32>(0.0)) > 500.0);
+    (*m).base_color = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    (*m).emissive = vec3<f32>(scene_color(vec2<f32>(0.0)).r * 1e6, far * 1e6, 0.0);
+}
+",
+)"#;
+    std::fs::write(dir.0.join("reader.ron"), ron).expect("write the material");
+    let material = CustomMaterial::load(dir.0.join("reader.ron")).expect("the reader loads");
+    let shots = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut app = App::new();
+    app.add_plugins(F3dRenderPlugin {
+        backend: BackendChoice::Named(f3d::f3d_hal::BackendId::SOFT),
+        size: (16, 16),
+        fixed_time_step: Some(1.0 / 60.0),
+        passes: StandardPasses { scene_color: false, ..Default::default() },
+        ..Default::default()
+    });
+    let kept = shots.clone();
+    app.add_systems(Update, move |mut seen: MessageReader<ScreenshotCaptured>| {
+        kept.lock().unwrap().extend(seen.read().cloned());
+    });
+    app.finish();
+    app.cleanup();
+    let handle = app.world_mut().resource_mut::<Assets<CustomMaterial>>().add(material);
+    support::spawn_probe_view(app.world_mut(), &handle);
+    // An opaque floor below, so there is a scene the snapshots would have copied.
+    let floor = app.world_mut().resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(8.0, 8.0));
+    let red = app.world_mut().resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial {
+        base_color: Color::srgb(1.0, 0.0, 0.0),
+        unlit: true,
+        ..default()
+    });
+    app.world_mut().spawn((Mesh3d(floor), MeshMaterial3d(red), Transform::from_xyz(0.0, -1.0, 0.0)));
+    let c = support::centre_pixel(&mut app, &shots);
+    assert!(
+        c[1] > 250 && c[0] < 20,
+        "a reader without snapshots drew {c:?} (green: far plane, no red: black colour)"
+    );
+}

@@ -273,6 +273,8 @@ fn normal_from_tangent_space(n: vec3<f32>) -> vec3<f32> {
 
 
 
+
+
 // ---- generated: material parameters (@group(1))
 struct MaterialParams {
     deep_color: vec3<f32>,

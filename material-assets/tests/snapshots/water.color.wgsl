@@ -256,7 +256,8 @@ fn normal_from_tangent_space(n: vec3<f32>) -> vec3<f32> {
 }
 
 
-// The opaque scene's linear colour behind this fragment, offset in screen uv.
+// The opaque scene's linear colour behind this fragment, offset in screen uv; black when the
+// frame has no scene colour (its snapshot pass switched off).
 fn scene_color(offset: vec2<f32>) -> vec3<f32> {
     let uv = clamp(screen_uv() + offset, vec2<f32>(0.0), vec2<f32>(1.0));
     return textureSampleLevel(scene_color_texture, scene_color_texture_sampler, uv, 0.0).rgb;
@@ -264,7 +265,8 @@ fn scene_color(offset: vec2<f32>) -> vec3<f32> {
 
 
 
-// The opaque scene's linear view depth behind this fragment, offset in screen uv.
+// The opaque scene's linear view depth behind this fragment, offset in screen uv; the far
+// plane's (a huge depth) when the frame has no scene depth.
 fn scene_depth(offset: vec2<f32>) -> f32 {
     let size = vec2<i32>(textureDimensions(scene_depth_texture));
     let uv = clamp(screen_uv() + offset, vec2<f32>(0.0), vec2<f32>(1.0));

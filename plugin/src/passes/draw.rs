@@ -35,7 +35,8 @@ pub fn bind_view(
         (s.shadow_map, Some(scene.shadow_map.unwrap_or(&b.no_shadow_map)), &b.shadow_sampler),
         (s.environment, Some(&b.environment), &b.environment_sampler),
         (s.brdf_lut, Some(&b.brdf_lut), &b.brdf_lut_sampler),
-        (s.scene_color, scene.scene_color, &b.scene_sampler),
+        // A frame without scene colour or depth gives inert values: black, the far plane.
+        (s.scene_color, Some(scene.scene_color.unwrap_or(&b.no_scene_color)), &b.scene_sampler),
     ];
     for (slots, texture, sampler) in pairs {
         if let (Some((t, sm)), Some(texture)) = (slots, texture) {
@@ -45,8 +46,8 @@ pub fn bind_view(
             }
         }
     }
-    if let (Some(slot), Some(depth)) = (s.scene_depth, scene.scene_depth) {
-        encoder.bind_texture_at(slot, depth);
+    if let Some(slot) = s.scene_depth {
+        encoder.bind_texture_at(slot, scene.scene_depth.unwrap_or(&b.no_shadow_map));
     }
 }
 

@@ -71,8 +71,12 @@ pub struct ViewBindings {
     pub brdf_lut_sampler: SamplerHandle,
     /// The shadow comparison sampler.
     pub shadow_sampler: SamplerHandle,
-    /// A 1×1 depth texture bound when there is no shadow map.
+    /// A 1×1 depth texture at the far plane (1.0), bound when there is no shadow map, and as
+    /// `scene_depth` when the frame has no scene depth (so it reads as the far plane).
     pub no_shadow_map: TextureHandle,
+    /// A 1×1 black texture bound as `scene_color` when the frame has no scene colour (the
+    /// snapshot pass is switched off), so `scene_color()` reads black.
+    pub no_scene_color: TextureHandle,
     /// The material texture sampler (trilinear, repeat).
     pub material_sampler: SamplerHandle,
     /// The scene colour sampler (linear, clamp).

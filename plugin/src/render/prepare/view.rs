@@ -144,6 +144,11 @@ impl ViewResources {
             &TextureDescriptor::new_2d("f3d no brdf lut", 1, 1, hdr).with_usage(sampled),
             &[f16_bytes([1.0, 0.0, 0.0, 1.0])],
         )?;
+        let no_scene_color = texture(
+            device,
+            &TextureDescriptor::new_2d("f3d no scene colour", 1, 1, hdr).with_usage(sampled),
+            &[f16_bytes([0.0, 0.0, 0.0, 1.0])],
+        )?;
         let shadow_desc = TextureDescriptor::new_2d("f3d no shadow map", 1, 1, TextureFormat::Depth32Float)
             .with_usage(TextureUsages::SAMPLED | TextureUsages::RENDER_ATTACHMENT);
         let no_shadow_map = device.create_texture(&shadow_desc).map_err(|e| e.to_string())?;
@@ -169,6 +174,7 @@ impl ViewResources {
                 },
             )?,
             no_shadow_map,
+            no_scene_color,
             material_sampler: sampler(device, SamplerDescriptor::linear(AddressMode::Repeat))?,
             scene_sampler: sampler(device, SamplerDescriptor::linear(AddressMode::ClampToEdge))?,
         };
