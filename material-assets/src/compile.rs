@@ -90,17 +90,17 @@ pub fn compile_material(
     require_function(material, "fragment")?;
     if let Some(vertex) = &material.vertex {
         require_function(material, "vertex")?;
-        crate::vertex_contract::check_removed_fields(vertex)?;
+        crate::hooks::check_removed_fields(vertex)?;
     }
     require_function(material, "light")?;
     if let Some(light) = &material.light {
-        check_light_signature(light)?;
+        crate::hooks::check_light_signature(light)?;
     }
     let slots = if options.instanced { layout.array_len(options.material_array_bytes) } else { 0 };
     let source =
         compose_material(material, &layout, variant, &options.include_dirs, options.instanced, slots)?;
     let module = validate_composed(&source, &material.fragment_location)?;
-    crate::vertex_contract::check_read_only_writes(module.module(), &source, &material.fragment_location)?;
+    crate::hooks::check_read_only_writes(module.module(), &source, &material.fragment_location)?;
     let (vertex_entry, fragment_entry) = variant.entry_points(material.desc.shading_model);
     let mut files = material.files.clone();
     files.extend(source.files().iter().cloned());
@@ -217,38 +217,6 @@ fn require_function(material: &LoadedMaterial, code: &'static str) -> Result<(),
     }
     let first = user.text.len() - user.text.trim_start().len();
     Err(MaterialError::MissingFunction { at: user.location(first, 1), code, signature })
-}
-
-/// The `light` hook is called by the engine with one `ptr<function, LightInputs>` and must
-/// return the light's `vec3<f32>`: a header that says otherwise is refused at its line (naga
-/// would report the mismatch at the engine's call, inside the library).
-fn check_light_signature(code: &crate::format::load::UserCode) -> Result<(), MaterialError> {
-    let text = &code.text;
-    let Some(start) = text.match_indices("fn light").map(|(i, _)| i).find(|&i| {
-        let rest = text[i + "fn light".len()..].trim_start();
-        rest.starts_with('(') && !text[..i].rsplit('\n').next().is_some_and(|l| l.contains("//"))
-    }) else {
-        return Ok(());
-    };
-    let header = text[start..].split('{').next().unwrap_or("");
-    let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
-    let arguments = compact.split_once('(').and_then(|(_, a)| a.rsplit_once(')')).map_or("", |(a, _)| a);
-    let one_pointer =
-        arguments.ends_with(":ptr<function,LightInputs>") && arguments.matches(':').count() == 1;
-    let returns = compact.rsplit_once(')').is_some_and(|(_, r)| r == "->vec3<f32>");
-    if one_pointer && returns {
-        return Ok(());
-    }
-    Err(MaterialError::Shader {
-        at: code.location(start, header.trim_end().len().max(1)),
-        message: format!(
-            "the light hook must be `fn light(l: ptr<function, LightInputs>) -> vec3<f32>`; this one is `{}`",
-            header.split_whitespace().collect::<Vec<_>>().join(" ")
-        ),
-        notes: vec![
-            "the engine calls it once per light and adds the vec3 it returns as that light's radiance".into(),
-        ],
-    })
 }
 
 /// Whether `text` has `fn name(` outside comments (a light scan, not a parse).

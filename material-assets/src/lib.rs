@@ -82,7 +82,7 @@
 //! through `world_position` and turns the shading normal through `world_normal` (world space,
 //! starting as the model transform of `position` and `normal`; the engine projects and shades
 //! what the hook leaves there, in the colour, depth and shadow passes alike); `position`,
-//! `normal` and `camera_position` are read-only ([`vertex_contract`]). A Lit material's
+//! `normal` and `camera_position` are read-only ([`hooks`]). A Lit material's
 //! optional `light` block defines `fn light(l: ptr<function, LightInputs>) -> vec3<f32>`,
 //! called in the light loop for the sun and every point and spot light with `LightInputs {
 //! light_direction, radiance, attenuation, shadow, normal, view_direction, base_color,
@@ -115,6 +115,7 @@ pub mod compose;
 pub mod contract;
 mod error;
 pub mod format;
+pub mod hooks;
 pub mod layout;
 pub mod library;
 pub mod nesting;
@@ -124,7 +125,6 @@ pub mod reflect;
 mod shader_material;
 mod source;
 pub mod store;
-pub mod vertex_contract;
 
 pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, NullCompiler, SoftCompiler};
 pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};

@@ -68,6 +68,9 @@ pub struct MaterialParameters {
     textures: Vec<Option<TextureHandle>>,
     /// Which parameters the app has set (they survive a reload).
     set_by_app: Vec<bool>,
+    /// Whether the app wrote the raw block ([`block_mut`](Self::block_mut)): then every block
+    /// parameter counts as set.
+    block_written: bool,
     version: u64,
 }
 
@@ -100,6 +103,7 @@ impl MaterialParameters {
             block: vec![0; size],
             textures: vec![None; texture_count],
             set_by_app: vec![false; desc.parameters.len()],
+            block_written: false,
             version: 0,
         };
         for (i, p) in desc.parameters.iter().enumerate() {
@@ -119,6 +123,7 @@ impl MaterialParameters {
             block: Vec::new(),
             textures: Vec::new(),
             set_by_app: Vec::new(),
+            block_written: false,
             version: 0,
         }
     }
@@ -352,9 +357,7 @@ impl MaterialParameters {
     /// keeps values given through [`set`](Self::set).
     pub fn block_mut(&mut self) -> &mut [u8] {
         self.version += 1;
-        for (set, p) in self.set_by_app.iter_mut().zip(self.params.iter()) {
-            *set |= !p.ty.is_texture();
-        }
+        self.block_written = true;
         &mut self.block
     }
 
@@ -378,7 +381,8 @@ impl MaterialParameters {
     pub fn carry_over(&self, desc: &MaterialDesc, layout: &MaterialLayout) -> Self {
         let mut next = Self::new(desc, layout);
         for (i, p) in self.params.iter().enumerate() {
-            if !self.set_by_app.get(i).copied().unwrap_or(false) {
+            let raw = self.block_written && !p.ty.is_texture();
+            if !raw && !self.set_by_app.get(i).copied().unwrap_or(false) {
                 continue;
             }
             let same = next.params.iter().any(|q| q.name == p.name && q.ty == p.ty);

@@ -24,6 +24,16 @@ impl ShaderStage {
             Self::Compute => naga::ShaderStage::Compute,
         }
     }
+
+    /// The stage of a naga entry point; `None` for stages f3d does not run (mesh, task).
+    pub fn from_naga(stage: naga::ShaderStage) -> Option<Self> {
+        match stage {
+            naga::ShaderStage::Vertex => Some(Self::Vertex),
+            naga::ShaderStage::Fragment => Some(Self::Fragment),
+            naga::ShaderStage::Compute => Some(Self::Compute),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ShaderStage {

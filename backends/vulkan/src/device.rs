@@ -639,12 +639,8 @@ impl GraphicsDevice for VulkanDevice {
         // Each entry point as create_shader will ask for it: the words stay with the module,
         // so the shaders made next compile nothing again.
         for ep in &module.module().entry_points {
-            let stage = match ep.stage {
-                f3d_hal::naga::ShaderStage::Vertex => ShaderStage::Vertex,
-                f3d_hal::naga::ShaderStage::Fragment => ShaderStage::Fragment,
-                f3d_hal::naga::ShaderStage::Compute => ShaderStage::Compute,
-                other => return Err(format!("entry point `{}` is a {other:?} stage", ep.name)),
-            };
+            let stage = ShaderStage::from_naga(ep.stage)
+                .ok_or_else(|| format!("entry point `{}` is a {:?} stage", ep.name, ep.stage))?;
             cached_entry_spirv(module, stage, &ep.name, &self.shader_caps)
                 .map_err(|reason| format!("entry point `{}`: {reason}", ep.name))?;
         }

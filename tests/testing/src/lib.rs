@@ -72,6 +72,39 @@ impl Frame {
     }
 }
 
+/// [`render_frame`] on a fresh device of `backend` from the default registry (the test
+/// already knows it opens: [`backend_opens`]); panics naming the backend when it does not.
+pub fn render_on(
+    backend: &str,
+    width: u32,
+    height: u32,
+    build: impl FnOnce(&mut World) + Send + Sync + 'static,
+) -> Frame {
+    let request = f3d::f3d_hal::DeviceRequest {
+        backend: Some(BackendId::from_name(backend)),
+        ..f3d::f3d_hal::DeviceRequest::new(width, height)
+    };
+    let device = f3d::plugin::default_registry().open(&request).unwrap_or_else(|e| panic!("{backend}: {e}"));
+    render_frame(width, height, device, build).unwrap_or_else(|e| panic!("{backend}: {e}"))
+}
+
+/// An untonemapped orthographic camera looking straight down at `centre` on a black clear,
+/// `width`×`height` world units in view, +x to the right and +z down the frame: scenes whose
+/// pixels a test works out from world positions.
+pub fn top_down_camera(world: &mut World, centre: Vec3, width: f32, height: f32) {
+    use f3d::bevy_camera::ScalingMode;
+    world.spawn((
+        Camera3d::default(),
+        Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
+        Projection::Orthographic(OrthographicProjection {
+            scaling_mode: ScalingMode::Fixed { width, height },
+            ..OrthographicProjection::default_3d()
+        }),
+        Tonemapping::None,
+        Transform::from_translation(centre + Vec3::Y * 10.0).looking_at(centre, Vec3::NEG_Z),
+    ));
+}
+
 /// A `.ron` material from `text`, written to a file of this process's temporary folder named
 /// `name.ron` (so includes and hot reload see a real file) and loaded from there.
 pub fn material_from_text(name: &str, text: &str) -> f3d::prelude::CustomMaterial {

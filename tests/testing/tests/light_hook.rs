@@ -8,7 +8,9 @@
 //! black. On soft against those expectations; GPU backends against a live soft frame.
 
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, compare, gpu, material_from_text, render_frame, soft_frame};
+use f3d_testing::{
+    Frame, backend_opens, compare, gpu, material_from_text, render_on, soft_frame, top_down_camera,
+};
 
 const SIZE: u32 = 64;
 
@@ -49,16 +51,7 @@ fn scene(world: &mut World) {
         Transform::from_xyz(-1.0, 1.0, 0.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     world.insert_resource(GlobalAmbientLight { brightness: 0.0, ..default() });
-    world.spawn((
-        Camera3d::default(),
-        Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
-        Projection::Orthographic(OrthographicProjection {
-            scaling_mode: f3d::bevy_camera::ScalingMode::Fixed { width: 8.0, height: 8.0 },
-            ..OrthographicProjection::default_3d()
-        }),
-        Tonemapping::None,
-        Transform::from_xyz(0.0, 10.0, 0.0).looking_at(Vec3::ZERO, Vec3::NEG_Z),
-    ));
+    top_down_camera(world, Vec3::ZERO, 8.0, 8.0);
 }
 
 /// The pixel over ground point (x, z).
@@ -87,12 +80,7 @@ fn against_soft(backend: &str) {
     if !backend_opens(backend) {
         return;
     }
-    let request = f3d::f3d_hal::DeviceRequest {
-        backend: Some(f3d::f3d_hal::BackendId::from_name(backend)),
-        ..f3d::f3d_hal::DeviceRequest::new(SIZE, SIZE)
-    };
-    let device = f3d::plugin::default_registry().open(&request).expect("the backend opened a moment ago");
-    let frame = render_frame(SIZE, SIZE, device, scene).unwrap_or_else(|e| panic!("{backend}: {e}"));
+    let frame = render_on(backend, SIZE, SIZE, scene);
     let soft = soft_frame(SIZE, SIZE, scene).expect("soft");
     let cmp = compare(&frame, &soft, gpu::AGAINST_SOFT).unwrap_or_else(|e| panic!("{backend}: {e}"));
     cmp.within(gpu::AGAINST_SOFT).unwrap_or_else(|e| panic!("{backend} against soft: {e}"));

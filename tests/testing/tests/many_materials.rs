@@ -9,9 +9,8 @@
 //! given in sRGB comes out as those sRGB bytes (within rounding); neighbouring colours differ
 //! by 20 in some channel, so a cube showing another cube's colour cannot pass.
 
-use f3d::bevy_camera::ScalingMode;
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, render_frame};
+use f3d_testing::{Frame, backend_opens, render_on, top_down_camera};
 
 const COLUMNS: u32 = 50;
 const ROWS: u32 = 30;
@@ -41,16 +40,7 @@ fn scene(world: &mut World) {
         let z = row as f32 + 0.5 - ROWS as f32 / 2.0;
         world.spawn((Mesh3d(cube.clone()), MeshMaterial3d(material), Transform::from_xyz(x, 0.0, z)));
     }
-    world.spawn((
-        Camera3d::default(),
-        Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
-        Projection::Orthographic(OrthographicProjection {
-            scaling_mode: ScalingMode::Fixed { width: COLUMNS as f32, height: ROWS as f32 },
-            ..OrthographicProjection::default_3d()
-        }),
-        Tonemapping::None,
-        Transform::from_xyz(0.0, 10.0, 0.0).looking_at(Vec3::ZERO, Vec3::NEG_Z),
-    ));
+    top_down_camera(world, Vec3::ZERO, COLUMNS as f32, ROWS as f32);
 }
 
 /// Every cube whose centre pixel is not its own colour, as `(index, expected, seen)`.
@@ -72,12 +62,7 @@ fn check(backend: &str) {
         return;
     }
     let (width, height) = (COLUMNS * CELL, ROWS * CELL);
-    let request = f3d::f3d_hal::DeviceRequest {
-        backend: Some(f3d::f3d_hal::BackendId::from_name(backend)),
-        ..f3d::f3d_hal::DeviceRequest::new(width, height)
-    };
-    let device = f3d::plugin::default_registry().open(&request).expect("the backend opened a moment ago");
-    let frame = render_frame(width, height, device, scene).unwrap_or_else(|e| panic!("{backend}: {e}"));
+    let frame = render_on(backend, width, height, scene);
     if let Ok(dir) = std::env::var("F3D_TEST_OUT") {
         let _ = frame.write_png(&std::path::Path::new(&dir).join(format!("many_materials_{backend}.png")));
     }

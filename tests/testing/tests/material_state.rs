@@ -9,7 +9,7 @@
 //! On soft and on every GPU backend that opens, each against the expectation worked out here.
 
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, material_from_text, render_frame};
+use f3d_testing::{backend_opens, material_from_text, render_on};
 
 const SIZE: u32 = 32;
 
@@ -49,12 +49,7 @@ fn wall_and_quad(material: CustomMaterial) -> impl FnOnce(&mut World) + Send + S
 }
 
 fn centre(backend: &str, build: impl FnOnce(&mut World) + Send + Sync + 'static) -> [u8; 3] {
-    let request = f3d::f3d_hal::DeviceRequest {
-        backend: Some(f3d::f3d_hal::BackendId::from_name(backend)),
-        ..f3d::f3d_hal::DeviceRequest::new(SIZE, SIZE)
-    };
-    let device = f3d::plugin::default_registry().open(&request).expect("the backend opened a moment ago");
-    let frame: Frame = render_frame(SIZE, SIZE, device, build).unwrap_or_else(|e| panic!("{backend}: {e}"));
+    let frame = render_on(backend, SIZE, SIZE, build);
     let p = frame.pixel(SIZE / 2, SIZE / 2);
     [p[0], p[1], p[2]]
 }

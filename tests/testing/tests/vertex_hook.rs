@@ -7,7 +7,9 @@
 //! and every GPU backend that opens is compared with a soft frame drawn in the same test.
 
 use f3d::prelude::*;
-use f3d_testing::{Frame, backend_opens, compare, gpu, material_from_text, render_frame, soft_frame};
+use f3d_testing::{
+    Frame, backend_opens, compare, gpu, material_from_text, render_on, soft_frame, top_down_camera,
+};
 
 const SIZE: u32 = 64;
 /// Pixels per world unit: the orthographic view is 8 units wide.
@@ -46,16 +48,7 @@ fn surface(m: ptr<function, MaterialInputs>) {
 /// The camera: orthographic, 8×8 units, looking straight down from x = 2 (so the view spans
 /// x -2..6 and z -4..4, +x to the right, +z down the frame).
 fn camera(world: &mut World) {
-    world.spawn((
-        Camera3d::default(),
-        Camera { clear_color: ClearColorConfig::Custom(Color::BLACK), ..default() },
-        Projection::Orthographic(OrthographicProjection {
-            scaling_mode: f3d::bevy_camera::ScalingMode::Fixed { width: 8.0, height: 8.0 },
-            ..OrthographicProjection::default_3d()
-        }),
-        Tonemapping::None,
-        Transform::from_xyz(2.0, 10.0, 0.0).looking_at(Vec3::new(2.0, 0.0, 0.0), Vec3::NEG_Z),
-    ));
+    top_down_camera(world, Vec3::new(2.0, 0.0, 0.0), 8.0, 8.0);
 }
 
 /// A 0.8 cube at the origin (resting on the ground) whose hook moves it to x = 2 and lifts it
@@ -160,13 +153,7 @@ fn against_soft(backend: &str) {
     type Scene = fn(&mut World);
     let scenes: [(&str, Scene); 2] = [("lifted", lifted), ("turned", turned)];
     for (name, build) in scenes {
-        let request = f3d::f3d_hal::DeviceRequest {
-            backend: Some(f3d::f3d_hal::BackendId::from_name(backend)),
-            ..f3d::f3d_hal::DeviceRequest::new(SIZE, SIZE)
-        };
-        let device = f3d::plugin::default_registry().open(&request).expect("the backend opened a moment ago");
-        let frame =
-            render_frame(SIZE, SIZE, device, build).unwrap_or_else(|e| panic!("{backend} {name}: {e}"));
+        let frame = render_on(backend, SIZE, SIZE, build);
         let soft = soft_frame(SIZE, SIZE, build).expect("soft");
         let cmp = compare(&frame, &soft, gpu::AGAINST_SOFT).unwrap_or_else(|e| panic!("{name}: {e}"));
         if let Err(e) = cmp.within(gpu::AGAINST_SOFT) {

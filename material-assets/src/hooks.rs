@@ -1,9 +1,11 @@
-//! What a material's `vertex` hook may do with `VertexInputs`, beyond what naga checks.
+//! What a material's hooks may do beyond what naga checks, said at the user's line.
 //!
-//! The hook moves a vertex through `world_position` and turns its shading normal through
-//! `world_normal`; `position`, `normal` and `camera_position` are read-only (the engine has
-//! already made the world-space fields from them, so a write would silently do nothing). A
-//! write to one of them, and the old `world_offset` field, are errors at the user's line.
+//! * `vertex` moves a vertex through `world_position` and turns its shading normal through
+//!   `world_normal`; `position`, `normal` and `camera_position` are read-only (the engine has
+//!   already made the world-space fields from them, so a write would silently do nothing). A
+//!   write to one of them, and the old `world_offset` field, are errors.
+//! * `light` must have the header the engine calls (naga would report a mismatch at the
+//!   engine's call, inside the library).
 
 use f3d_hal::naga;
 
@@ -24,8 +26,10 @@ pub(crate) fn check_removed_fields(vertex: &UserCode) -> Result<(), MaterialErro
         let at = start + found;
         let end = at + "world_offset".len();
         let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-        let in_comment = text[..at].rsplit('\n').next().is_some_and(|line| line.contains("//"));
-        if !word(text[..at].chars().next_back()) && !word(text[end..].chars().next()) && !in_comment {
+        if !word(text[..at].chars().next_back())
+            && !word(text[end..].chars().next())
+            && !in_line_comment(text, at)
+        {
             return Err(MaterialError::Shader {
                 at: vertex.location(at, "world_offset".len()),
                 message: "`VertexInputs` has no field `world_offset`: move the vertex through \
@@ -135,4 +139,41 @@ fn stored_field<'a>(
             _ => return None,
         }
     }
+}
+
+/// Refuses a `light` header that is not `fn light(l: ptr<function, LightInputs>) -> vec3<f32>`
+/// (any parameter name, any spacing), at the header.
+pub(crate) fn check_light_signature(code: &UserCode) -> Result<(), MaterialError> {
+    let text = code.text();
+    let Some(start) = text
+        .match_indices("fn light")
+        .map(|(i, _)| i)
+        .find(|&i| text[i + "fn light".len()..].trim_start().starts_with('(') && !in_line_comment(text, i))
+    else {
+        return Ok(());
+    };
+    let header = text[start..].split('{').next().unwrap_or("");
+    let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+    let arguments = compact.split_once('(').and_then(|(_, a)| a.rsplit_once(')')).map_or("", |(a, _)| a);
+    let one_pointer =
+        arguments.ends_with(":ptr<function,LightInputs>") && arguments.matches(':').count() == 1;
+    let returns = compact.rsplit_once(')').is_some_and(|(_, r)| r == "->vec3<f32>");
+    if one_pointer && returns {
+        return Ok(());
+    }
+    Err(MaterialError::Shader {
+        at: code.location(start, header.trim_end().len().max(1)),
+        message: format!(
+            "the light hook must be `fn light(l: ptr<function, LightInputs>) -> vec3<f32>`; this one is `{}`",
+            header.split_whitespace().collect::<Vec<_>>().join(" ")
+        ),
+        notes: vec![
+            "the engine calls it once per light and adds the vec3 it returns as that light's radiance".into(),
+        ],
+    })
+}
+
+/// Whether byte `at` of `text` is inside a `//` comment.
+fn in_line_comment(text: &str, at: usize) -> bool {
+    text[..at].rsplit('\n').next().is_some_and(|line| line.contains("//"))
 }
