@@ -14,7 +14,11 @@ pub struct DeviceFeature(&'static str);
 impl DeviceFeature {
     /// Compute pipelines and dispatches.
     pub const COMPUTE: Self = Self("compute");
-    /// Storage buffers readable and writable from shaders.
+    /// Geometry buffers made with [`STORAGE`](crate::GeometryUsages::STORAGE): read by
+    /// vertex and fragment stages (`var<storage, read>`, bound with
+    /// [`bind_storage_buffer_at`](crate::PassEncoder::bind_storage_buffer_at)), read and
+    /// written by compute (with [`COMPUTE`](Self::COMPUTE)), and read back with
+    /// `read_geometry`.
     pub const STORAGE_BUFFERS: Self = Self("storage-buffers");
     /// GPU timestamps written into a query set.
     pub const TIMESTAMP_QUERY: Self = Self("timestamp-query");

@@ -342,6 +342,23 @@ pub trait PassEncoder {
     /// Binds `sampler` to the sampler at `slot`. False when the slot is not a sampler.
     fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool;
 
+    /// Binds `buffer` whole to the read-only storage buffer at `slot` (needs
+    /// [`STORAGE_BUFFERS`](DeviceFeature::STORAGE_BUFFERS)). False (and nothing bound) when the
+    /// slot is not a read-only storage buffer of the current pipeline, the buffer was not made
+    /// with [`STORAGE`](crate::GeometryUsages::STORAGE), or the device lacks the feature.
+    /// Shaders read the buffer as it is when the pass executes: writes made with
+    /// `write_geometry` before the pass is submitted are seen, as for vertex buffers.
+    fn bind_storage_buffer_at(&mut self, slot: BindingSlot, buffer: &crate::GeometryBuffer) -> bool;
+
+    /// Binds `buffer` to the read-only storage buffer named `name`. False when the current
+    /// pipeline's stages do not declare it (or as [`bind_storage_buffer_at`](Self::bind_storage_buffer_at)).
+    fn bind_storage_buffer(&mut self, name: &str, buffer: &crate::GeometryBuffer) -> bool {
+        match self.pipeline_bindings().and_then(|l| l.slot(name)) {
+            Some(slot) => self.bind_storage_buffer_at(slot, buffer),
+            None => false,
+        }
+    }
+
     /// Binds `bytes` to the uniform block named `name` (variable or block type name). False
     /// when the current pipeline's stages do not declare it.
     fn bind_uniform_block(&mut self, name: &str, bytes: &[u8]) -> bool {

@@ -34,6 +34,9 @@ pub enum Bound {
     Texture(TextureHandle),
     /// A sampler.
     Sampler(SamplerHandle),
+    /// A read-only storage buffer (a geometry buffer made with
+    /// [`STORAGE`](GeometryUsages::STORAGE)), bound whole.
+    Storage(GeometryBuffer),
 }
 
 /// One recorded call. Every command was checked when it was recorded; a backend executes
@@ -582,6 +585,20 @@ impl PassEncoder for Recorder<'_> {
                 .is_some_and(|b| b.accepts_texture(texture.descriptor()));
         if accepted {
             let bound = Bound::Texture(texture.clone());
+            self.bound[slot.0 as usize] = Some(bound.clone());
+            self.rebound = true;
+            self.pass.commands.push(PassCommand::Bind { slot, bound });
+        }
+        accepted
+    }
+
+    fn bind_storage_buffer_at(&mut self, slot: BindingSlot, buffer: &GeometryBuffer) -> bool {
+        let accepted = self.device().features().has(DeviceFeature::STORAGE_BUFFERS)
+            && buffer.check_usable(self.device().owner(), "bind_storage_buffer").is_ok()
+            && buffer.descriptor().usage.contains(GeometryUsages::STORAGE)
+            && matches!(self.slot_kind(slot), Some(BindingKind::StorageBuffer { read_only: true }));
+        if accepted {
+            let bound = Bound::Storage(buffer.clone());
             self.bound[slot.0 as usize] = Some(bound.clone());
             self.rebound = true;
             self.pass.commands.push(PassCommand::Bind { slot, bound });

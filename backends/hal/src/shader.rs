@@ -163,7 +163,8 @@ pub enum BindingKind {
         /// Whether the shader reads it as integers.
         integer: bool,
     },
-    /// A storage buffer (compute, with [`STORAGE_BUFFERS`](crate::DeviceFeature::STORAGE_BUFFERS)).
+    /// A storage buffer ([`STORAGE_BUFFERS`](crate::DeviceFeature::STORAGE_BUFFERS)): read-only in
+    /// vertex and fragment stages, read-write in compute.
     StorageBuffer {
         /// Whether the shader only reads it.
         read_only: bool,

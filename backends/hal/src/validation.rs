@@ -206,7 +206,11 @@ impl GraphicsDevice for ValidatingDevice {
         }
         let backend = self.inner.backend_id();
         crate::backend::check_pipeline_descriptor(desc, self.features(), self.limits(), &backend)?;
-        self.inner.create_pipeline(desc)
+        let pipeline = self.inner.create_pipeline(desc)?;
+        // The backend reflected the stages; its binding table must obey the shared rules too.
+        crate::backend::check_binding_limits(pipeline.bindings(), self.limits())?;
+        crate::backend::check_render_storage(&desc.label, pipeline.bindings(), self.features(), &backend)?;
+        Ok(pipeline)
     }
     fn begin_frame(&self) -> Result<(), DeviceError> {
         self.inner.begin_frame()
@@ -452,6 +456,19 @@ impl PassEncoder for ValidatingEncoder<'_> {
             return false;
         }
         let ok = self.inner.bind_texture_at(slot, texture);
+        if ok {
+            self.bound.insert(slot);
+        }
+        ok
+    }
+    fn bind_storage_buffer_at(&mut self, slot: BindingSlot, buffer: &crate::GeometryBuffer) -> bool {
+        // As for textures: a foreign buffer or one without STORAGE is refused here.
+        if !buffer.is_owned_by(self.owner)
+            || !buffer.descriptor().usage.contains(crate::GeometryUsages::STORAGE)
+        {
+            return false;
+        }
+        let ok = self.inner.bind_storage_buffer_at(slot, buffer);
         if ok {
             self.bound.insert(slot);
         }

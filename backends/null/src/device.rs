@@ -196,6 +196,7 @@ impl GraphicsDevice for NullDevice {
         let bindings = reflect::pipeline_bindings(&stages)
             .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
         backend::check_binding_limits(&bindings, &self.limits)?;
+        backend::check_render_storage(&desc.label, &bindings, &self.features, &BackendId::NULL)?;
         let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
         let payload = NullPipeline { refusal_reported: false.into(), _live: self.live_token() };
         Ok(backend::wrap_pipeline(&self.owner, info, payload))

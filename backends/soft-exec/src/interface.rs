@@ -103,6 +103,15 @@ pub enum ResourceKind {
         /// The block's size.
         size: u32,
     },
+    /// A read-only storage buffer (`var<storage, read>`), bound as bytes laid out as naga's
+    /// layouter lays out its type. Its type may end in a runtime-sized array, whose length is
+    /// whatever the bound bytes hold past the fixed part.
+    StorageBuffer {
+        /// The fewest bytes a bound buffer may hold: the size of the type without its
+        /// runtime-sized array (the array's offset; 0 for a bare runtime-sized array), or the
+        /// whole type's size when it has none.
+        min_size: u32,
+    },
     /// A sampled texture.
     Texture {
         /// 2D, 2D array or cube.
@@ -124,6 +133,7 @@ impl ResourceKind {
     pub fn binding_kind(&self) -> f3d_hal::BindingKind {
         match *self {
             ResourceKind::UniformBlock { size } => f3d_hal::BindingKind::UniformBlock { size },
+            ResourceKind::StorageBuffer { .. } => f3d_hal::BindingKind::StorageBuffer { read_only: true },
             ResourceKind::Texture { dimension, depth, sample } => f3d_hal::BindingKind::Texture {
                 dimension,
                 depth,
@@ -403,7 +413,15 @@ pub(crate) fn resource_of(
         A::Storage { .. } if holds_atomics(module, var.ty) => {
             return Err(refuse.unsupported("atomic operations (on a storage buffer)"));
         }
-        A::Storage { .. } => return Err(refuse.unsupported("storage buffers")),
+        A::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+            return Err(refuse.unsupported("writable storage buffers (`var<storage, read_write>`)"));
+        }
+        A::Storage { .. } => {
+            if let TypeInner::BindingArray { .. } = module.types[var.ty].inner {
+                return Err(refuse.unsupported("binding arrays"));
+            }
+            ResourceKind::StorageBuffer { min_size: fixed_size(module, layouter, var.ty) }
+        }
         A::WorkGroup => return Err(refuse.unsupported("workgroup variables")),
         A::Immediate => return Err(refuse.unsupported("immediate data (push constants)")),
         A::TaskPayload => return Err(refuse.unsupported("task payloads")),
@@ -413,6 +431,22 @@ pub(crate) fn resource_of(
         return Err(refuse.unsupported("a resource without @group/@binding"));
     };
     Ok(Some(ResourceInfo { group: rb.group, binding: rb.binding, name: var.name.clone(), kind }))
+}
+
+/// The size of a storage buffer's type without its runtime-sized array, if it has one (WGSL
+/// allows one only as the whole type or as the last member of the top-level struct).
+fn fixed_size(module: &Module, layouter: &naga::proc::Layouter, ty: Handle<Type>) -> u32 {
+    let runtime = |t: Handle<Type>| {
+        matches!(module.types[t].inner, TypeInner::Array { size: naga::ArraySize::Dynamic, .. })
+    };
+    match module.types[ty].inner {
+        _ if runtime(ty) => 0,
+        TypeInner::Struct { ref members, .. } => match members.last() {
+            Some(last) if runtime(last.ty) => last.offset,
+            _ => layouter[ty].size,
+        },
+        _ => layouter[ty].size,
+    }
 }
 
 fn handle_kind(inner: &TypeInner, refuse: &Refuse) -> Result<ResourceKind, ExecError> {

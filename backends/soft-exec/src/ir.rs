@@ -144,8 +144,13 @@ pub(crate) enum Inst {
     Scatter { list: Box<[Src]>, idx: Src, add: u32, a: Src, masked: bool },
     /// A derivative across each 2x2 quad.
     Deriv { d: Reg, a: Reg, axis: DerivAxis, fine: bool },
-    /// Four bytes of uniform block `res` at `offset + idx * stride` (idx already clamped).
+    /// Four bytes of uniform block or read-only storage buffer `res` at
+    /// `offset + idx * stride` (idx already clamped); 0 where the bound bytes end first.
     UniformLoad { d: Dst, res: u16, offset: u32, idx: Option<Src>, stride: u32 },
+    /// The elements of a runtime-sized array at byte `offset` of storage buffer `res` with
+    /// elements `stride` bytes apart: `(bound bytes - offset) / stride`, 0 when the buffer
+    /// ends before `offset` (`arrayLength`).
+    ArrayLength { d: Dst, res: u16, offset: u32, stride: u32 },
     /// A texture sample or load.
     Texture(Box<TexOp>),
     /// A texture size query (`level` for `Width`/`Height`).
@@ -316,6 +321,7 @@ impl Inst {
                 }
                 dst(d, f);
             }
+            Inst::ArrayLength { d, .. } => dst(d, f),
             Inst::JumpIf { cond, .. } | Inst::BreakIf { cond, .. } => src(cond, f),
             Inst::IfV { cond, .. } | Inst::ElseV { cond, .. } => {
                 f(RegRef { varying: true, role: Role::Use, reg: cond });
@@ -361,6 +367,7 @@ impl Inst {
                 | Inst::Gather { .. }
                 | Inst::Deriv { .. }
                 | Inst::UniformLoad { .. }
+                | Inst::ArrayLength { .. }
                 | Inst::Texture(_)
                 | Inst::TexQuery { .. }
         )

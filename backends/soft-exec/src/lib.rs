@@ -29,15 +29,23 @@
 //!   stage every lane of a quad with any covered lane runs (the others are helpers, for
 //!   derivatives; their results mean nothing); lanes of empty quads do not run and may hold
 //!   anything. In the vertex stage exactly the active lanes run.
-//! * Values the same for every lane — constants, uniform-block loads, texture sizes and
-//!   everything computed only from them, including loop counters and variables that only
-//!   ever hold such values — live in uniform registers and are computed once per batch.
+//! * Values the same for every lane — constants, uniform-block loads, storage-buffer loads at
+//!   uniform indices, `arrayLength`, texture sizes and everything computed only from them,
+//!   including loop counters and variables that only ever hold such values — live in uniform
+//!   registers and are computed once per batch.
 //!
 //! ## Semantics
 //!
 //! * Integer arithmetic wraps; shifts take the amount modulo 32; `x / 0 == x`, `x % 0 == 0`
 //!   (naga's helpers on every GPU backend); float-to-int conversion saturates.
 //! * Out-of-range dynamic indices are clamped to the last element (WGSL allows any element).
+//! * Read-only storage buffers (`var<storage, read>`, or `var<storage>`) are bound as bytes
+//!   ([`Resource::StorageBuffer`]) in WGSL's storage layout (naga's layouter), and read like
+//!   uniform blocks. A runtime-sized array at the end of one has as many elements as the bound
+//!   bytes hold past its offset: `arrayLength` returns that count, and every index into it,
+//!   constant or dynamic, is clamped to its last element; when the buffer holds no whole
+//!   element, element 0 is read and the bytes past the buffer's end read as 0. Writable
+//!   storage buffers are refused.
 //! * `discard` kills the lane for the rest of the invocation (naga emits `OpKill`);
 //!   [`Executor::discarded`] reports killed lanes. Branches and loops run with lane masks;
 //!   a loop runs until every lane has left it. A batch that jumps back more than 2^24 times
@@ -52,13 +60,14 @@
 //! ## What is refused
 //!
 //! [`Program::compile`] returns [`ExecError::Unsupported`] naming the construct for: compute
-//! entry points, storage buffers and textures, atomics, workgroup memory and barriers,
-//! subgroup operations, ray queries and ray tracing, cooperative matrices, immediates (push
-//! constants), binding arrays, multisampled, 1D, 3D, cube-array and external textures,
-//! `f16`/`f64`/64-bit integer values, runtime-sized arrays, dual-source blending, and
-//! builtins other than `position`, `vertex_index`, `instance_index`, `front_facing`,
-//! `sample_index`, `primitive_index` and `frag_depth`. Nothing a validated module contains
-//! makes compilation or execution panic.
+//! entry points, writable storage buffers (`var<storage, read_write>`; read-only ones run),
+//! storage textures, atomics, workgroup memory and barriers, subgroup operations, ray queries
+//! and ray tracing, cooperative matrices, immediates (push constants), binding arrays,
+//! multisampled, 1D, 3D, cube-array and external textures, `f16`/`f64`/64-bit integer values,
+//! runtime-sized arrays outside read-only storage buffers, dual-source blending, and builtins
+//! other than `position`, `vertex_index`, `instance_index`, `front_facing`, `sample_index`,
+//! `primitive_index` and `frag_depth`. Nothing a validated module contains makes compilation
+//! or execution panic.
 
 // Lane loops index several arrays by the same lane on purpose: that is the shape the
 // compiler vectorises, and iterator chains over four arrays would only obscure it.
@@ -220,6 +229,7 @@ impl Program {
                 | ir::Inst::Copy { d, .. }
                 | ir::Inst::Gather { d, .. }
                 | ir::Inst::UniformLoad { d, .. }
+                | ir::Inst::ArrayLength { d, .. }
                 | ir::Inst::TexQuery { d, .. } => match d {
                     ir::Dst::U(_) => stats.uniform_instructions += 1,
                     ir::Dst::V(_) => stats.varying_instructions += 1,
@@ -235,8 +245,9 @@ impl Program {
     }
 
     /// Checks `resources` against [`Interface::resources`] (same order, matching kinds,
-    /// uniform blocks at least as large as the block, texture planes as large as their
-    /// levels) and prepares them for [`Executor::run`]. Call once per draw.
+    /// uniform blocks at least as large as the block, storage buffers at least as large as
+    /// their type's fixed part, texture planes as large as their levels) and prepares them
+    /// for [`Executor::run`]. Call once per draw.
     pub fn bind<'a>(&self, resources: &[Resource<'a>]) -> Result<Bindings<'a>, ExecError> {
         let wanted = &self.interface.resources;
         if resources.len() != wanted.len() {
@@ -259,6 +270,15 @@ impl Program {
                     if bytes.len() < size as usize {
                         return Err(problem(format!(
                             "the uniform block needs {size} bytes, {} given",
+                            bytes.len()
+                        )));
+                    }
+                    Bound::Uniform(bytes)
+                }
+                (ResourceKind::StorageBuffer { min_size }, Resource::StorageBuffer(bytes)) => {
+                    if bytes.len() < min_size as usize {
+                        return Err(problem(format!(
+                            "the storage buffer needs at least {min_size} bytes, {} given",
                             bytes.len()
                         )));
                     }
@@ -305,6 +325,7 @@ impl Program {
                 (kind, res) => {
                     let given = match res {
                         Resource::UniformBlock(_) => "a uniform block",
+                        Resource::StorageBuffer(_) => "a storage buffer",
                         Resource::Texture(_) => "a texture",
                         Resource::Sampler(_) => "a sampler",
                     };

@@ -332,6 +332,14 @@ fn read_u32(bytes: &[u8], at: u64) -> u32 {
     }
 }
 
+/// The elements of a runtime-sized array at byte `offset` of `bytes`, `stride` bytes apart
+/// (0 when `bytes` ends before `offset`; buffers past 4 GiB count as 4 GiB, the most a `u32`
+/// offset reaches).
+fn array_length(bytes: &[u8], offset: u32, stride: u32) -> u32 {
+    let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+    len.saturating_sub(offset) / stride.max(1)
+}
+
 /// Runs `program` over one batch; `entry` is the set of lanes that start.
 pub(crate) fn run(program: &Program, st: &mut State, bindings: &Bindings<'_>, entry: u64) {
     #[cfg(target_arch = "x86_64")]
@@ -642,6 +650,21 @@ fn interpret<const FMA: bool>(program: &Program, st: &mut State, bindings: &Bind
                                 let at = u64::from(*offset) + u64::from(ix[l].to_bits()) * u64::from(*stride);
                                 dst[l] = f32::from_bits(read_u32(bytes, at));
                             }
+                        }
+                    }
+                }
+            }
+            Inst::ArrayLength { d, res, offset, stride } => {
+                let n = array_length(bindings.uniform(*res), *offset, *stride);
+                match *d {
+                    Dst::U(d) => {
+                        if let Some(p) = u.get_mut(d as usize) {
+                            *p = f32::from_bits(n);
+                        }
+                    }
+                    Dst::V(d) => {
+                        if let Some(dst) = v.get_mut(d as usize) {
+                            *dst = [f32::from_bits(n); LANES];
                         }
                     }
                 }

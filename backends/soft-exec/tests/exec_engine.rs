@@ -8,8 +8,8 @@ use std::path::Path;
 use f3d_hal::{SamplerDescriptor, ShaderStage, TextureDimension, TextureFormat};
 use f3d_soft_exec::{Executor, Program, Resource, ResourceKind, ScalarType, TextureView};
 
-/// Runs one batch of `program` with placeholder inputs and resources (patterned uniform
-/// bytes, 2x2 textures, linear samplers): binding must succeed and the run must end. (The
+/// Runs one batch of `program` with placeholder inputs and resources (patterned uniform and
+/// storage bytes, 2x2 textures, linear samplers): binding must succeed and the run must end. (The
 /// values mean nothing: placeholder matrices make NaNs a GPU would make too; the device's
 /// rendering tests check pictures.)
 fn run_once(program: &Program, what: &str) {
@@ -21,6 +21,10 @@ fn run_once(program: &Program, what: &str) {
             ResourceKind::UniformBlock { size } => {
                 // Identity-ish matrices are not needed: zeros plus a 1.0 pattern keep values finite.
                 (0..size).map(|i| if i % 20 == 0 { 0x3f } else { 0 }).collect()
+            }
+            // The fixed part plus four elements of whatever runtime-sized array follows.
+            ResourceKind::StorageBuffer { min_size } => {
+                (0..min_size + 1024).map(|i| if i % 20 == 0 { 0x3f } else { 0 }).collect()
             }
             _ => Vec::new(),
         })
@@ -46,6 +50,7 @@ fn run_once(program: &Program, what: &str) {
         .enumerate()
         .map(|(i, r)| match r.kind {
             ResourceKind::UniformBlock { .. } => Resource::UniformBlock(&zero_blocks[i]),
+            ResourceKind::StorageBuffer { .. } => Resource::StorageBuffer(&zero_blocks[i]),
             ResourceKind::Texture { dimension, depth, sample } => Resource::Texture(TextureView {
                 format: match (depth, sample) {
                     (true, _) => TextureFormat::Depth32Float,

@@ -32,12 +32,22 @@ fn storage_and_atomics() {
         "fs",
         "atomic operations",
     );
+    // Read-only storage buffers run (`exec_storage.rs`); writable ones are refused, whether
+    // or not the entry point stores to them.
     refused(
-        "@group(0) @binding(0) var<storage, read> b: array<f32>;
-        @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(b[0]); }",
+        "@group(0) @binding(0) var<storage, read_write> b: array<f32>;
+        @fragment fn fs(@location(0) x: f32) -> @location(0) vec4<f32> { b[1] = x; return vec4<f32>(b[0]); }",
         ShaderStage::Fragment,
         "fs",
-        "storage buffers",
+        "writable storage buffers",
+    );
+    refused(
+        "struct S { v: vec4<f32> }
+        @group(0) @binding(0) var<storage, read_write> b: S;
+        @vertex fn vs() -> @builtin(position) vec4<f32> { return b.v; }",
+        ShaderStage::Vertex,
+        "vs",
+        "writable storage buffers",
     );
     refused(
         "@group(0) @binding(0) var st: texture_storage_2d<rgba8unorm, write>;

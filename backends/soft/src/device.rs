@@ -48,6 +48,7 @@ impl SoftDevice {
             DeviceFeature::OCCLUSION_QUERY,
             DeviceFeature::TIMESTAMP_QUERY,
             DeviceFeature::MSAA,
+            DeviceFeature::STORAGE_BUFFERS,
             #[cfg(feature = "present")]
             DeviceFeature::PRESENT,
         ]
@@ -86,6 +87,14 @@ impl SoftDevice {
     /// this switch lets tests say so and benchmarks show what packing saves.
     pub fn without_quad_packing(mut self) -> Self {
         self.pack_quads = false;
+        self
+    }
+
+    /// This device without [`STORAGE_BUFFERS`](DeviceFeature::STORAGE_BUFFERS), refusing them
+    /// as a device that lacks them does: what a renderer's fallback for such devices (uniform
+    /// arrays instead of storage buffers) is tested with.
+    pub fn without_storage_buffers(mut self) -> Self {
+        self.features.remove(DeviceFeature::STORAGE_BUFFERS);
         self
     }
 
@@ -228,6 +237,12 @@ impl GraphicsDevice for SoftDevice {
         Ok(())
     }
 
+    fn read_geometry(&self, buffer: &GeometryBuffer) -> Result<Vec<u8>, DeviceError> {
+        let _queue = self.queue();
+        let g = self.geometry(buffer, "read_geometry")?;
+        Ok(g.bytes.read().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+
     fn create_sampler(&self, desc: &SamplerDescriptor) -> Result<SamplerHandle, DeviceError> {
         self.owner.check_alive("create_sampler")?;
         let desc = backend::clamp_sampler(desc, &self.limits)?;
@@ -254,6 +269,7 @@ impl GraphicsDevice for SoftDevice {
         backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &BackendId::SOFT)?;
         let (info, payload) = SoftPipeline::new(&self.owner, desc, self.live.token())?;
         backend::check_binding_limits(&info.bindings, &self.limits)?;
+        backend::check_render_storage(&desc.label, &info.bindings, &self.features, &BackendId::SOFT)?;
         Ok(backend::wrap_pipeline(&self.owner, info, payload))
     }
 

@@ -179,6 +179,7 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
                 let prepared = prepare_draw(
                     device,
                     d,
+                    &bytes_of,
                     &pass.arena,
                     &views,
                     &colors,
@@ -295,6 +296,11 @@ fn geometry_reads<'a>(
             if let DrawKind::Indirect { buffer, .. } = &d.kind {
                 add(buffer)?;
             }
+            for b in d.bindings.iter().flatten() {
+                if let Bound::Storage(g) = b {
+                    add(g)?;
+                }
+            }
         }
     }
     Ok(out)
@@ -304,6 +310,7 @@ fn resources<'a>(
     program: &Program,
     slots: &[f3d_hal::BindingSlot],
     draw: &'a RecordedDraw,
+    bytes_of: &dyn Fn(&GeometryBuffer) -> Result<&'a [u8], DeviceError>,
     arena: &'a [u8],
     views: &[(&TextureHandle, TextureView<'a>)],
 ) -> Result<Vec<Resource<'a>>, DeviceError> {
@@ -318,6 +325,7 @@ fn resources<'a>(
                 .map(|(_, v)| Resource::Texture(*v))
                 .ok_or_else(|| refused(format!("{} of {label} was not locked", t.label()))),
             Some(Bound::Sampler(s)) => Ok(Resource::Sampler(s.descriptor())),
+            Some(Bound::Storage(g)) => bytes_of(g).map(Resource::StorageBuffer),
             None => Err(refused(format!(
                 "binding {} of {label} ({}) is not bound",
                 slot.0,
@@ -331,6 +339,7 @@ fn resources<'a>(
 fn prepare_draw<'a>(
     device: &'a SoftDevice,
     d: &'a RecordedDraw,
+    bytes_of: &dyn Fn(&GeometryBuffer) -> Result<&'a [u8], DeviceError>,
     arena: &'a [u8],
     views: &[(&TextureHandle, TextureView<'a>)],
     colors: &[Attached<'_>],
@@ -346,7 +355,7 @@ fn prepare_draw<'a>(
         .ok_or_else(|| refused(format!("{} is not a render pipeline", d.pipeline.label())))?;
     let fs_bindings = match &pipeline.fs {
         Some(fs) => {
-            let res = resources(fs, &pipeline.fs_slots, d, arena, views)?;
+            let res = resources(fs, &pipeline.fs_slots, d, bytes_of, arena, views)?;
             Some(fs.bind(&res).map_err(|e| refused(e.to_string()))?)
         }
         None => None,
@@ -451,7 +460,7 @@ fn run_geometry<'a>(
     let pipeline = ctx.pipeline;
     let desc =
         d.pipeline.descriptor().render.as_ref().ok_or_else(|| refused("not a render pipeline".into()))?;
-    let res = resources(&pipeline.vs, &pipeline.vs_slots, d, arena, views)?;
+    let res = resources(&pipeline.vs, &pipeline.vs_slots, d, bytes_of, arena, views)?;
     let vs_bindings = pipeline.vs.bind(&res).map_err(|e| refused(e.to_string()))?;
     let scissor = match d.scissor {
         Some(ScissorRect { x, y, width: w, height: h }) => {

@@ -36,6 +36,8 @@ pub(crate) enum Bound {
     Uniform(u32),
     Texture(TextureHandle),
     Sampler(SamplerHandle),
+    /// A read-only storage buffer, bound whole.
+    Storage(GeometryBuffer),
 }
 
 /// One lowered command.
@@ -370,6 +372,7 @@ fn lower(device: &VulkanDevice, pass: RecordedPass) -> VkPass<'_> {
                         f3d_hal::record::Bound::Uniform(r) => Bound::Uniform(r.start as u32),
                         f3d_hal::record::Bound::Texture(t) => Bound::Texture(t),
                         f3d_hal::record::Bound::Sampler(s) => Bound::Sampler(s),
+                        f3d_hal::record::Bound::Storage(b) => Bound::Storage(b),
                     };
                     dirty = true;
                 }

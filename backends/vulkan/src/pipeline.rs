@@ -376,6 +376,7 @@ pub(crate) fn create_render_pipeline(
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
     let caps = &dev.shared.caps;
     check_binding_limits(&bindings, &caps.limits, dev.limits(), OP)?;
+    backend::check_render_storage(&desc.label, &bindings, dev.features(), &dev.backend_id())?;
     let mut refusal = interface_refusal(desc);
     // Targets the fragment stage never writes keep their contents (Vulkan would write
     // undefined values and the layers warn about it).

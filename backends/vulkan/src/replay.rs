@@ -422,6 +422,10 @@ impl VkPass<'_> {
                         let sampler = backend::sampler_payload::<VkSampler>(owner, s, OP)?;
                         SetEntry::Sampler { id: sampler.id, sampler: sampler.sampler }
                     }
+                    Some(Bound::Storage(b)) => {
+                        let g = backend::geometry_payload::<VkGeometry>(owner, b, OP)?;
+                        SetEntry::Storage { id: g.id, buffer: g.buffer, range: b.descriptor().size }
+                    }
                     // Recording refuses draws with an unbound slot, so this is not reached.
                     Some(Bound::Empty) | None => return Err(refused(OP, "a binding was not bound")),
                 };

@@ -154,8 +154,14 @@ pub(crate) fn hal_features(adapter: &wgpu::Adapter, grant: &Grant) -> DeviceFeat
         }
     };
     let compute = down(wgpu::DownlevelFlags::COMPUTE_SHADERS);
-    add(DeviceFeature::COMPUTE, compute && grant.limits.max_storage_buffers_per_shader_stage > 0);
-    add(DeviceFeature::STORAGE_BUFFERS, compute && grant.limits.max_storage_buffers_per_shader_stage > 0);
+    // The HAL's storage buffers are read by vertex and fragment stages too (material tables),
+    // and compute needs them (nothing it does could be seen otherwise): an adapter without
+    // vertex-stage storage (some GLES ones) reports neither.
+    let storage = compute
+        && down(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        && grant.limits.max_storage_buffers_per_shader_stage > 0;
+    add(DeviceFeature::COMPUTE, storage);
+    add(DeviceFeature::STORAGE_BUFFERS, storage);
     // Timestamps are written from inside passes (`PassEncoder::write_timestamp`).
     add(
         DeviceFeature::TIMESTAMP_QUERY,

@@ -35,6 +35,8 @@ pub(crate) enum Bound {
     Uniform(u32),
     Texture(TextureHandle),
     Sampler(SamplerHandle),
+    /// A read-only storage buffer, bound whole.
+    Storage(GeometryBuffer),
 }
 
 /// One lowered command.
@@ -188,6 +190,7 @@ fn lower(device: &WgpuDevice, pass: RecordedPass) -> WgpuPass<'_> {
                         f3d_hal::record::Bound::Uniform(r) => Bound::Uniform(r.start as u32),
                         f3d_hal::record::Bound::Texture(t) => Bound::Texture(t),
                         f3d_hal::record::Bound::Sampler(s) => Bound::Sampler(s),
+                        f3d_hal::record::Bound::Storage(b) => Bound::Storage(b),
                     };
                     dirty = true;
                 }

@@ -298,6 +298,7 @@ pub(crate) fn create_render_pipeline(
     let bindings = f3d_materials::reflect::pipeline_bindings(&stages)
         .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
     backend::check_binding_limits(&bindings, dev.limits())?;
+    backend::check_render_storage(&desc.label, &bindings, dev.features(), &dev.backend_id())?;
     let mut attributes = Vec::new();
     for layout in &desc.vertex_buffers {
         let mut list = Vec::new();

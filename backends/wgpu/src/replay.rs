@@ -148,6 +148,8 @@ fn bind(
                 Some(Bound::Sampler(s)) => {
                     resources.push(Resource::Sampler(backend::sampler_payload::<WgpuSampler>(owner, s, OP)?))
                 }
+                Some(Bound::Storage(b)) => resources
+                    .push(Resource::Storage(backend::geometry_payload::<WgpuGeometry>(owner, b, OP)?)),
                 // Recording refuses draws with an unbound slot, so this is not reached.
                 Some(Bound::Empty) | None => return Err(refused(OP, "a binding was not bound")),
             }

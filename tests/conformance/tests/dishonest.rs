@@ -178,6 +178,9 @@ impl PassEncoder for Following<'_> {
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
         self.inner.bind_texture_at(slot, texture)
     }
+    fn bind_storage_buffer_at(&mut self, slot: BindingSlot, buffer: &GeometryBuffer) -> bool {
+        self.inner.bind_storage_buffer_at(slot, buffer)
+    }
     fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool {
         self.inner.bind_sampler_at(slot, sampler)
     }

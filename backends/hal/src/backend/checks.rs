@@ -398,6 +398,37 @@ pub fn check_binding_limits(
     Ok(())
 }
 
+/// The rule for storage buffers in a render pipeline (vertex and fragment stages): they need
+/// [`STORAGE_BUFFERS`](DeviceFeature::STORAGE_BUFFERS) and are read-only (`var<storage, read>`);
+/// a render stage that writes one is refused naming it. Every backend calls this for render
+/// pipelines, after reflection.
+pub fn check_render_storage(
+    label: &str,
+    bindings: &crate::BindingLayout,
+    features: &DeviceFeatures,
+    backend: &BackendId,
+) -> Result<(), DeviceError> {
+    for b in bindings.entries() {
+        if let BindingKind::StorageBuffer { read_only } = b.kind {
+            if !features.has(DeviceFeature::STORAGE_BUFFERS) {
+                return Err(unsupported(DeviceFeature::STORAGE_BUFFERS, backend));
+            }
+            if !read_only {
+                return Err(invalid(
+                    "create_pipeline",
+                    label,
+                    format!(
+                        "storage buffer `{}` is writable; vertex and fragment stages may only read \
+                         storage buffers (declare it `var<storage, read>`)",
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The rules for `begin_render_pass`: attachment count, usage, format kinds, equal sizes,
 /// levels and layers in range, and the features multiview and resolves need.
 pub fn check_render_pass(

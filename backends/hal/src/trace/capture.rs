@@ -251,6 +251,7 @@ impl GraphicsDevice for TracingDevice {
         backend::check_pipeline_descriptor(desc, &self.features, self.limits(), &self.backend_id())?;
         let pipeline = self.inner.create_pipeline(desc)?;
         backend::check_binding_limits(pipeline.bindings(), self.limits())?;
+        backend::check_render_storage(&desc.label, pipeline.bindings(), self.features(), &self.backend_id())?;
         let mut log = self.log.lock();
         let traced = TracePipeline {
             label: desc.label.clone(),
@@ -495,6 +496,11 @@ impl PassEncoder for TracingEncoder<'_> {
     fn bind_texture_at(&mut self, slot: BindingSlot, texture: &TextureHandle) -> bool {
         let accepted = self.inner.bind_texture_at(slot, texture);
         self.bound(accepted, |log| TraceCommand::BindTexture { slot: slot.0, texture: log.id(texture) })
+    }
+
+    fn bind_storage_buffer_at(&mut self, slot: BindingSlot, buffer: &GeometryBuffer) -> bool {
+        let accepted = self.inner.bind_storage_buffer_at(slot, buffer);
+        self.bound(accepted, |log| TraceCommand::BindStorage { slot: slot.0, buffer: log.id(buffer) })
     }
 
     fn bind_sampler_at(&mut self, slot: BindingSlot, sampler: &SamplerHandle) -> bool {

@@ -258,6 +258,13 @@ pub enum TraceCommand {
         /// The texture.
         texture: TraceId,
     },
+    /// `bind_storage_buffer_at`.
+    BindStorage {
+        /// The slot.
+        slot: u32,
+        /// The buffer.
+        buffer: TraceId,
+    },
     /// `bind_sampler_at`.
     BindSampler {
         /// The slot.
@@ -749,6 +756,7 @@ impl Wire for TraceCommand {
             C::WriteTimestamp { set, index } => (15u8, (*set, *index)).put(w),
             C::BeginOcclusion { set, index } => (16u8, (*set, *index)).put(w),
             C::EndOcclusion => 17u8.put(w),
+            C::BindStorage { slot, buffer } => (18u8, (*slot, *buffer)).put(w),
         }
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, TraceError> {
@@ -776,6 +784,10 @@ impl Wire for TraceCommand {
             10 => {
                 let (slot, sampler) = Wire::get(r)?;
                 C::BindSampler { slot, sampler }
+            }
+            18 => {
+                let (slot, buffer) = Wire::get(r)?;
+                C::BindStorage { slot, buffer }
             }
             11 => {
                 let (vertices, instances) = Wire::get(r)?;

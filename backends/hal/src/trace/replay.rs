@@ -283,6 +283,11 @@ impl Replay<'_> {
                         return Err(refused("bind_texture_at"));
                     }
                 }
+                TraceCommand::BindStorage { slot, buffer } => {
+                    if !encoder.bind_storage_buffer_at(BindingSlot(*slot), &self.geometry(*buffer)?) {
+                        return Err(refused("bind_storage_buffer_at"));
+                    }
+                }
                 TraceCommand::BindSampler { slot, sampler } => {
                     if !encoder.bind_sampler_at(BindingSlot(*slot), &self.sampler(*sampler)?) {
                         return Err(refused("bind_sampler_at"));

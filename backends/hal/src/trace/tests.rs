@@ -25,6 +25,7 @@ fn sample() -> Trace {
         TraceCommand::BindUniform { slot: 0, bytes: vec![1, 2, 3, 4] },
         TraceCommand::BindTexture { slot: 1, texture: 2 },
         TraceCommand::BindSampler { slot: 2, sampler: 4 },
+        TraceCommand::BindStorage { slot: 3, buffer: 5 },
         TraceCommand::Draw { vertices: 0..3, instances: 0..1 },
         TraceCommand::DrawIndexed { indices: 3..9, base_vertex: -2, instances: 1..4 },
         TraceCommand::DrawIndirect { buffer: 3, offset: 0 },

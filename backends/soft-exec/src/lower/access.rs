@@ -1,9 +1,11 @@
 //! Pointers, indexing, loads and stores.
 //!
-//! A pointer into a variable names scalar registers; a pointer into a uniform block names
-//! bytes. Constant indices move the pointer's offset; a dynamic index is clamped to the
-//! composite (WGSL lets an out-of-range index read any element, and a clamp never faults)
-//! and added to the pointer's dynamic part.
+//! A pointer into a variable names scalar registers; a pointer into a uniform block or a
+//! read-only storage buffer names bytes. Constant indices move the pointer's offset; a
+//! dynamic index is clamped to the composite (WGSL lets an out-of-range index read any
+//! element, and a clamp never faults) and added to the pointer's dynamic part. A
+//! runtime-sized array's length is known only once a buffer is bound, so any index into it,
+//! constant or not, is clamped at run time to the elements the buffer holds.
 //!
 //! **Load aliasing.** Loading a variable normally needs no copy: the load's value *is* the
 //! variable's registers, as long as nothing stores to the variable while the loaded value
@@ -36,6 +38,14 @@ fn root_key(exprs: &naga::Arena<naga::Expression>, mut h: Handle<naga::Expressio
             E::GlobalVariable(g) => return Some(RootKey::Global(g)),
             _ => return None,
         }
+    }
+}
+
+/// The element stride of a runtime-sized array type.
+fn runtime_stride(inner: &T) -> Option<u32> {
+    match *inner {
+        T::Array { size: naga::ArraySize::Dynamic, stride, .. } => Some(stride),
+        _ => None,
     }
 }
 
@@ -95,6 +105,9 @@ impl<'m> Lowerer<'m> {
             }
             Value::Ptr(p) => {
                 let pointee = self.pointee(bt)?;
+                if let Some(stride) = runtime_stride(&pointee) {
+                    return Ok(Value::Ptr(self.runtime_element(p, Val::C(index), stride)?));
+                }
                 let step = match p.root {
                     Root::Var(_) => types::component_range(self.module, &pointee, index, &self.refuse)?.0,
                     Root::Uniform(_) => types::byte_range(self.module, &pointee, index, &self.refuse)?,
@@ -130,6 +143,9 @@ impl<'m> Lowerer<'m> {
             }
             Value::Ptr(p) => {
                 let pointee = self.pointee(bt)?;
+                if let Some(stride) = runtime_stride(&pointee) {
+                    return Ok(Value::Ptr(self.runtime_element(p, idx, stride)?));
+                }
                 let (count, stride) = match p.root {
                     Root::Var(_) => types::dynamic_shape(self.module, &pointee, &self.refuse)?,
                     Root::Uniform(_) => types::byte_shape(&pointee, &self.refuse)?,
@@ -144,6 +160,55 @@ impl<'m> Lowerer<'m> {
             }
             _ => Err(self.unsupported("indexing a texture or sampler (binding arrays)")),
         }
+    }
+
+    /// Element `idx` of the runtime-sized array `p` points at (in a storage buffer), with
+    /// elements `stride` bytes apart. The index is clamped to the last element the bound
+    /// buffer holds, as constant-sized arrays clamp to theirs; when it holds none, element 0
+    /// is read, and whatever of it lies past the buffer's end reads as 0.
+    fn runtime_element(&mut self, p: Ptr, idx: Val, stride: u32) -> LResult<Ptr> {
+        let Root::Uniform(res) = p.root else {
+            return Err(self.unsupported("runtime-sized arrays outside storage buffers"));
+        };
+        let len = self.array_length_at(res, &p, stride)?;
+        let at_least_one = self.b.op2(Op2::UMax, len, Val::C(1));
+        let last = self.b.op2(Op2::ISub, at_least_one, Val::C(1));
+        let clamped = self.b.op2(Op2::UMin, idx, last);
+        let scaled = self.b.op2(Op2::IMul, clamped, Val::C(stride));
+        let dynamic = Some(match p.dynamic {
+            Some(d) => self.b.op2(Op2::IAdd, d, scaled),
+            None => scaled,
+        });
+        Ok(Ptr { dynamic, ..p })
+    }
+
+    /// The element count of the runtime-sized array `p` points at in storage buffer `res`: a
+    /// uniform value, computed from the bound buffer's length.
+    fn array_length_at(&mut self, res: u16, p: &Ptr, stride: u32) -> LResult<Val> {
+        if p.dynamic.is_some() {
+            // WGSL puts a runtime-sized array only at a fixed place in its buffer.
+            return Err(self.unsupported("a runtime-sized array at a dynamic offset"));
+        }
+        let r = self.b.new_u();
+        self.b.push(Inst::ArrayLength { d: Dst::U(r), res, offset: p.offset, stride });
+        Ok(Val::U(r))
+    }
+
+    /// `arrayLength(array)`.
+    pub(super) fn array_length(
+        &mut self,
+        f: &mut Frame<'m>,
+        array: Handle<naga::Expression>,
+    ) -> LResult<Value> {
+        let ty = self.ty(f, array);
+        let Value::Ptr(p) = self.value(f, array)? else {
+            return Err(self.unsupported("`arrayLength` of something that is not a pointer"));
+        };
+        let pointee = self.pointee(ty)?;
+        let (Root::Uniform(res), Some(stride)) = (p.root, runtime_stride(&pointee)) else {
+            return Err(self.unsupported("`arrayLength` of something that is not a runtime-sized array"));
+        };
+        Ok(Value::Comps(vec![self.array_length_at(res, &p, stride)?]))
     }
 
     /// The type a pointer type points at.
@@ -252,7 +317,17 @@ impl<'m> Lowerer<'m> {
         let v = self.comps(f, value)?;
         match p.root {
             Root::Var(var) => self.store_var(var, p.offset, p.dynamic, &v),
-            Root::Uniform(_) => Err(self.unsupported("stores to a uniform block")),
+            Root::Uniform(res) => {
+                let storage = matches!(
+                    self.resource_info.get(usize::from(res)).map(|r| r.kind),
+                    Some(crate::ResourceKind::StorageBuffer { .. })
+                );
+                Err(self.unsupported(if storage {
+                    "stores to a storage buffer"
+                } else {
+                    "stores to a uniform block"
+                }))
+            }
         }
     }
 }

@@ -159,7 +159,7 @@ impl<'m> Lowerer<'m> {
             }
             E::As { expr, kind, convert } => self.convert(f, expr, kind, convert),
             E::CallResult(_) => Err(self.unsupported("a call result used before its call")),
-            E::ArrayLength(_) => Err(self.unsupported("`arrayLength` (runtime-sized arrays)")),
+            E::ArrayLength(array) => self.array_length(f, array),
             E::AtomicResult { .. } => Err(self.unsupported("atomic operations")),
             E::WorkGroupUniformLoadResult { .. } => Err(self.unsupported("`workgroupUniformLoad`")),
             E::RayQueryVertexPositions { .. }
@@ -200,7 +200,7 @@ impl<'m> Lowerer<'m> {
         };
         let var = &self.module.global_variables[g];
         Ok(match (var.space, &self.module.types[var.ty].inner) {
-            (naga::AddressSpace::Uniform, _) => {
+            (naga::AddressSpace::Uniform | naga::AddressSpace::Storage { .. }, _) => {
                 Value::Ptr(super::Ptr { root: super::Root::Uniform(res), offset: 0, dynamic: None })
             }
             (_, T::Image { .. }) => Value::Image(res),

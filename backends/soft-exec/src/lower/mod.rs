@@ -7,8 +7,8 @@
 //! ```
 //!
 //! **Uniformity.** A value is uniform when it cannot differ between lanes: constants, uniform
-//! block loads, texture sizes, and anything computed only from those. Local variables, private
-//! globals and call results are uniform until lowering meets a store that could make lanes
+//! block loads, storage buffer loads at uniform indices, `arrayLength`, texture sizes, and
+//! anything computed only from those. Local variables, private globals and call results are uniform until lowering meets a store that could make lanes
 //! disagree (a varying value, or a store under divergent control flow); loops are uniform
 //! (plain jumps) until a `break`/`continue`/`return` under divergent control shows they need
 //! lane masks. Each such discovery is recorded and lowering starts again with it; facts only
@@ -89,8 +89,9 @@ pub(crate) enum Value {
     Sampler(u16),
 }
 
-/// A pointer: into a variable's registers (offset in scalars) or a uniform block (offset in
-/// bytes), with an optional dynamic part in the same unit (already clamped and scaled).
+/// A pointer: into a variable's registers (offset in scalars) or a uniform block or storage
+/// buffer (offset in bytes), with an optional dynamic part in the same unit (already clamped
+/// and scaled).
 #[derive(Clone, Debug)]
 pub(crate) struct Ptr {
     pub(crate) root: Root,
@@ -103,7 +104,7 @@ pub(crate) struct Ptr {
 pub(crate) enum Root {
     /// Variable `vars[i]`.
     Var(usize),
-    /// Uniform block resource `i`.
+    /// Uniform block or read-only storage buffer resource `i` (both are bytes, read alike).
     Uniform(u16),
 }
 

@@ -1,5 +1,6 @@
 //! How naga types flatten into scalars: in registers (component counts) and in uniform
-//! blocks (byte offsets from naga's layout).
+//! blocks and storage buffers (byte offsets from naga's layout). Runtime-sized arrays have no
+//! constant length: indexing them (`access.rs`) reads the bound buffer's length instead.
 
 use naga::{ArraySize, Module, ScalarKind, TypeInner};
 

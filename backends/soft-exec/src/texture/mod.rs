@@ -41,6 +41,12 @@ pub enum Resource<'a> {
     /// A uniform block's bytes, laid out as naga's layouter lays out the block's type (at
     /// least the block's size).
     UniformBlock(&'a [u8]),
+    /// A read-only storage buffer's bytes, laid out as naga's layouter lays out the buffer's
+    /// type (WGSL's storage layout), at least
+    /// [`ResourceKind::StorageBuffer`](super::ResourceKind::StorageBuffer)'s `min_size`. A
+    /// runtime-sized array at its end has as many elements as fit in the bytes past its
+    /// offset (what `arrayLength` returns).
+    StorageBuffer(&'a [u8]),
     /// A sampled texture.
     Texture(TextureView<'a>),
     /// A sampler.
@@ -161,6 +167,7 @@ impl BoundSampler {
 /// A bound resource.
 #[derive(Clone, Debug)]
 pub(crate) enum Bound<'a> {
+    /// A uniform block's or a read-only storage buffer's bytes (both are read the same way).
     Uniform(&'a [u8]),
     Texture(BoundTexture<'a>),
     Sampler(BoundSampler),
@@ -175,6 +182,7 @@ pub struct Bindings<'a> {
 }
 
 impl<'a> Bindings<'a> {
+    /// The bytes of uniform block or storage buffer `res` (empty for anything else).
     pub(crate) fn uniform(&self, res: u16) -> &'a [u8] {
         match self.slots.get(usize::from(res)) {
             Some(Bound::Uniform(b)) => b,

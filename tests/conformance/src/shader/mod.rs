@@ -9,6 +9,7 @@ mod noise;
 mod passes;
 mod primitives;
 mod raster;
+mod storage;
 mod textures;
 
 use crate::{Check, CheckFn, Tier};
@@ -30,6 +31,7 @@ pub(crate) fn checks() -> Vec<Check> {
         .chain(formats::CHECKS)
         .chain(fuzz::CHECKS)
         .chain(noise::CHECKS)
+        .chain(storage::CHECKS)
     {
         all.push(Check { tier: Tier::Shader, name, run: CheckFn::Device(*f) });
     }
