@@ -37,6 +37,13 @@ pub struct CompileOptions {
     /// that is the same for every material (the device's uniform block limit, say) gives each
     /// material as many slots as fit.
     pub material_array_bytes: u32,
+    /// With `instanced`: read the parameter blocks from a read-only storage buffer of any
+    /// length ([`layout::STORAGE_SLOTS`](crate::layout::STORAGE_SLOTS) slots) instead of a
+    /// uniform array, so every material of a shader and texture set shares one table and one
+    /// draw whatever their number. Needs a device with
+    /// [`STORAGE_BUFFERS`](f3d_hal::DeviceFeature::STORAGE_BUFFERS); `material_array_bytes` is
+    /// then unused.
+    pub material_storage: bool,
 }
 
 /// One variant of a material, composed and validated by naga.
@@ -57,7 +64,9 @@ pub struct CompiledMaterial {
     /// Every file read for it (the `.ron`, its `fragment_file`, project includes).
     pub files: Vec<PathBuf>,
     /// How many materials its parameter array holds (0: it reads one `material_params`
-    /// block, bound per draw; see [`CompileOptions::material_array_bytes`]).
+    /// block, bound per draw; see [`CompileOptions::material_array_bytes`];
+    /// [`STORAGE_SLOTS`](crate::layout::STORAGE_SLOTS): a storage array of any length, see
+    /// [`CompileOptions::material_storage`]).
     pub material_slots: u32,
 }
 
@@ -96,7 +105,11 @@ pub fn compile_material(
     if let Some(light) = &material.light {
         crate::hooks::check_light_signature(light)?;
     }
-    let slots = if options.instanced { layout.array_len(options.material_array_bytes) } else { 0 };
+    let slots = match (options.instanced, options.material_storage) {
+        (false, _) => 0,
+        (true, true) => layout.block.as_ref().map_or(0, |_| crate::layout::STORAGE_SLOTS),
+        (true, false) => layout.array_len(options.material_array_bytes),
+    };
     let source =
         compose_material(material, &layout, variant, &options.include_dirs, options.instanced, slots)?;
     let module = validate_composed(&source, &material.fragment_location)?;

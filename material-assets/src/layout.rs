@@ -17,6 +17,10 @@ pub const MATERIAL_GROUP: u32 = 1;
 /// compiled with [`CompileOptions::material_array_bytes`](crate::CompileOptions) declares at
 /// binding 0 of the material group, instead of the single `material_params` block.
 pub const MATERIAL_ARRAY_VAR: &str = "f3d_materials";
+/// The number of slots of a material compiled with
+/// [`CompileOptions::material_storage`](crate::CompileOptions::material_storage): its array
+/// is a runtime-sized `var<storage, read>` array, so one table holds any number of materials.
+pub const STORAGE_SLOTS: u32 = u32::MAX;
 
 /// One member of a uniform block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,9 +254,10 @@ impl MaterialLayout {
     /// The WGSL declarations of the material group: the block and each texture with its sampler.
     ///
     /// With `slots > 0` the group holds an array of `slots` blocks instead
-    /// ([`MATERIAL_ARRAY_VAR`]); `material_params` is then a private copy of one element,
-    /// chosen per instance by `f3d_select_material(slot)` before any user code runs, so user
-    /// code reads `material_params.<name>` the same way in both forms.
+    /// ([`MATERIAL_ARRAY_VAR`]): a uniform array, or with `slots` [`STORAGE_SLOTS`] a
+    /// runtime-sized read-only storage array. `material_params` is then a private copy of one
+    /// element, chosen per instance by `f3d_select_material(slot)` before any user code runs,
+    /// so user code reads `material_params.<name>` the same way in every form.
     pub fn declarations(&self, desc: &MaterialDesc, slots: u32) -> String {
         let mut s = String::new();
         if let Some(wgsl) = block_wgsl(desc, |_, n| n.to_owned()) {
@@ -261,6 +266,19 @@ impl MaterialLayout {
                 None => {
                     s += &format!(
                         "@group({MATERIAL_GROUP}) @binding(0) var<uniform> {MATERIAL_BLOCK_VAR}: {MATERIAL_BLOCK_TYPE};\n"
+                    );
+                }
+                Some(stride) if slots == STORAGE_SLOTS => {
+                    // Storage arrays are read robustly by every backend: a slot past the end
+                    // reads zeros or another slot, never outside the buffer.
+                    s += &format!(
+                        "struct F3D_MaterialSlot {{\n    @align(16) @size({stride}) params: {MATERIAL_BLOCK_TYPE},\n}}\n\
+                         @group({MATERIAL_GROUP}) @binding(0) var<storage, read> {MATERIAL_ARRAY_VAR}: array<F3D_MaterialSlot>;\n\
+                         var<private> {MATERIAL_BLOCK_VAR}: {MATERIAL_BLOCK_TYPE};\n\
+                         var<private> f3d_material_slot: u32;\n\
+                         fn f3d_select_material(slot: u32) {{\n\
+                         \x20   f3d_material_slot = slot;\n\
+                         \x20   {MATERIAL_BLOCK_VAR} = {MATERIAL_ARRAY_VAR}[f3d_material_slot].params;\n}}\n"
                     );
                 }
                 Some(stride) => {

@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 
 use f3d_materials::compose::compose_material;
 use f3d_materials::format::MAX_FILE_SIZE;
+use f3d_materials::layout::STORAGE_SLOTS;
 use f3d_materials::{
     CompileOptions, MaterialError, MaterialLayout, MaterialParameters, ShaderMaterial, Variant, cli,
     compile_material, library, parse_material, read_material,
@@ -485,7 +486,8 @@ fn options(case: &Case, dir: &Path) -> CompileOptions {
     CompileOptions {
         include_dirs: vec![dir.join("project"), dir.join("no_such_folder")],
         instanced: case.instanced.is_some(),
-        material_array_bytes: case.instanced.unwrap_or(0),
+        material_array_bytes: case.instanced.filter(|b| *b != STORAGE_SLOTS).unwrap_or(0),
+        material_storage: case.instanced == Some(STORAGE_SLOTS),
     }
 }
 
@@ -944,7 +946,8 @@ fn mutated_material(corpus: &Corpus, rng: &mut Rng) -> Case {
 /// Instanced compilation, with the material array budgets the renderer uses (none, tiny, and
 /// the 16 KiB and 64 KiB device limits; the renderer never asks for more than 64 KiB).
 fn instanced(rng: &mut Rng) -> Option<u32> {
-    rng.one_in(3).then(|| *rng.pick(&[0, 1, 16, 16 << 10, 64 << 10]))
+    // `STORAGE_SLOTS` stands for a storage-buffer table (`material_storage`).
+    rng.one_in(3).then(|| *rng.pick(&[0, 1, 16, 16 << 10, 64 << 10, STORAGE_SLOTS]))
 }
 
 #[test]
@@ -1497,7 +1500,11 @@ fn run_composer(case: &Case, dir: &Path) -> Outcome {
     let layout = MaterialLayout::new(&loaded.desc)
         .map_err(|e| Failure { kind: "layout refused".into(), detail: e })?;
     let options = options(case, dir);
-    let slots = if options.instanced { layout.array_len(options.material_array_bytes) } else { 0 };
+    let slots = match (options.instanced, options.material_storage) {
+        (false, _) => 0,
+        (true, true) => layout.slot_stride().map_or(0, |_| STORAGE_SLOTS),
+        (true, false) => layout.array_len(options.material_array_bytes),
+    };
     let variant = Variant::ALL[case.files[0].1.len() % 3];
     let composed =
         match compose_material(&loaded, &layout, variant, &options.include_dirs, options.instanced, slots) {

@@ -69,3 +69,43 @@ fn without_a_budget_the_block_is_single() {
         assert!(!compiled.source.text().contains("f3d_instance_material"));
     }
 }
+
+/// With `material_storage` every example material reads its parameters from a read-only
+/// storage array of any length, in every variant; the reflected binding says so, and the
+/// block keeps the layout the uniform form has (the app packs the same bytes).
+#[test]
+fn every_example_material_compiles_with_a_storage_array() {
+    use f3d_hal::BindingKind;
+    for path in example_materials() {
+        let material = read_material(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let layout = MaterialLayout::new(&material.desc).unwrap();
+        let options = CompileOptions { instanced: true, material_storage: true, ..Default::default() };
+        for variant in Variant::ALL {
+            let compiled = compile_material(&material, variant, &options)
+                .unwrap_or_else(|e| panic!("{} ({}): {}", path.display(), variant.name(), e.diagnostic()));
+            let bindings = compiled.bindings().unwrap();
+            let array =
+                bindings.entries().iter().find(|b| b.name == f3d_materials::layout::MATERIAL_ARRAY_VAR);
+            if layout.slot_stride().is_none() {
+                assert_eq!(compiled.material_slots, 0, "{}: no block, no array", path.display());
+                assert!(array.is_none());
+                continue;
+            }
+            assert_eq!(compiled.material_slots, f3d_materials::layout::STORAGE_SLOTS, "{}", path.display());
+            let array = array.unwrap_or_else(|| panic!("{}: no material array", path.display()));
+            assert_eq!(array.kind, BindingKind::StorageBuffer { read_only: true }, "{}", path.display());
+            assert!(
+                compiled.uniform_blocks().iter().all(|b| b.name != f3d_materials::layout::MATERIAL_ARRAY_VAR),
+                "{}: the array is not a uniform block",
+                path.display()
+            );
+            let uniform = compile_material(
+                &material,
+                variant,
+                &CompileOptions { instanced: true, material_array_bytes: 64 << 10, ..Default::default() },
+            )
+            .unwrap();
+            assert_eq!(compiled.layout, uniform.layout, "{}: the block's layout differs", path.display());
+        }
+    }
+}

@@ -2,7 +2,7 @@
 
 use f3d_hal::{DeviceError, DeviceFeature, IndexFormat, PassEncoder, TextureHandle};
 
-use crate::render::prepare::{DrawItem, GpuPipeline, PreparedFrame};
+use crate::render::prepare::{BoundArray, DrawItem, GpuPipeline, PreparedFrame};
 
 /// The graph textures a mesh pass may bind besides the view's own.
 #[derive(Default, Clone, Copy)]
@@ -73,7 +73,10 @@ pub fn draw_items(
         let material = item.material.as_ref();
         if last_material != Some(material as *const _) {
             if let Some(slot) = pipeline.slots.material_params {
-                encoder.bind_uniform_block_at(slot, material.block.as_slice());
+                match &material.array {
+                    BoundArray::Uniform(block) => encoder.bind_uniform_block_at(slot, block.as_slice()),
+                    BoundArray::Storage(buffer) => encoder.bind_storage_buffer_at(slot, buffer),
+                };
             }
             for (name, t, s) in &pipeline.slots.textures {
                 if let Some((_, texture)) = material.textures.iter().find(|(n, _)| n == name) {

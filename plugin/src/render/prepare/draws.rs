@@ -17,8 +17,8 @@ use f3d_render_graph::{RenderGraph, TextureDesc};
 use super::pipelines::RenderState;
 use super::view::pack_view;
 use super::{
-    BoundMaterial, DrawItem, PipelineCache, PreparedFrame, RenderImages, RenderMaterials, RenderMeshes,
-    ViewResources,
+    BoundArray, BoundMaterial, DrawItem, PipelineCache, PreparedFrame, RenderImages, RenderMaterials,
+    RenderMeshes, ViewResources,
 };
 use crate::camera::Msaa;
 use crate::render::extract::{ExtractedCamera, ExtractedEnvironment, ExtractedFrame, ExtractedLights};
@@ -144,12 +144,13 @@ pub fn prepare_frame(
     mut instances: ResMut<RenderInstances>,
     mut meshes: ResMut<RenderMeshes>,
     images: Res<RenderImages>,
-    materials: Res<RenderMaterials>,
+    mut materials: ResMut<RenderMaterials>,
     mut pipelines: ResMut<PipelineCache>,
     mut view_res: ResMut<ViewResources>,
     mut graph: ResMut<FrameGraph>,
 ) {
     let device = device.0.as_ref();
+    materials.tables.upload(device);
     for batch in instances.batches.iter_mut() {
         if batch.key.table == NO_TABLE {
             continue;
@@ -212,6 +213,12 @@ pub fn prepare_frame(
         ) else {
             continue;
         };
+        let array = match table.storage() {
+            Some(buffer) => BoundArray::Storage(buffer.clone()),
+            // A storage table whose buffer the device refused (logged) cannot draw.
+            None if table.is_storage() => continue,
+            None => BoundArray::Uniform(table.block.clone()),
+        };
         let material = table.material.clone();
         let slots = batch.slot_buffer.as_ref().map(|(b, _)| b.clone());
         let bound_material = bound
@@ -230,7 +237,7 @@ pub fn prepare_frame(
                         Some((name.clone(), t))
                     })
                     .collect();
-                Arc::new(BoundMaterial { block: table.block.clone(), textures })
+                Arc::new(BoundMaterial { array, textures })
             })
             .clone();
         let shader = &material.shader;

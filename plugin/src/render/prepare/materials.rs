@@ -16,14 +16,21 @@
 //! per draw, some drivers keep memory per binding change until the pass executes (Mesa 22.3's
 //! lavapipe about 4 MB each, so a scene of 10,000 materials asked for 40 GB). With tables a
 //! material costs its block's bytes in its table and one slot per instance; only materials
-//! with other textures (or another shader) bind anew. N is as many blocks as fit the device's
-//! uniform block limit (at most [`MATERIAL_ARRAY_BYTES`]).
+//! with other textures (or another shader) bind anew.
+//!
+//! On a device with [`STORAGE_BUFFERS`](f3d_hal::DeviceFeature::STORAGE_BUFFERS) a table is a
+//! read-only storage buffer of any length (up to [`MATERIAL_STORAGE_BYTES`]), kept on the
+//! device and rewritten only where materials changed: every material of a class is in one
+//! table, so their instances are one draw however many there are. Elsewhere a table is a
+//! uniform array of as many blocks as fit the device's uniform block limit (at most
+//! [`MATERIAL_ARRAY_BYTES`]), its bytes bound with the pass.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_ecs::prelude::*;
+use f3d_hal::{GeometryBuffer, GeometryDescriptor, GeometryUsages};
 use f3d_materials::format::{Blending, EngineInput};
 use f3d_materials::{
     CompileOptions, CompiledMaterial, LoadedMaterial, MaterialLayout, MaterialParameters, MaterialStore,
@@ -39,16 +46,37 @@ use crate::render::instances::{NO_TABLE, RenderInstances};
 /// drivers; devices with a smaller limit get smaller tables.
 pub const MATERIAL_ARRAY_BYTES: u32 = 64 << 10;
 
+/// The material-array budget that asks for storage-buffer tables
+/// ([`CompileOptions::material_storage`]) instead of a uniform array of so many bytes.
+pub const MATERIAL_STORAGE: u32 = u32::MAX;
+
+/// The most bytes one storage-buffer table holds (16 MiB: 262,144 standard materials); a class
+/// with more materials gets a second table. Well inside every backend's storage binding limit
+/// (wgpu's default is 128 MiB).
+pub const MATERIAL_STORAGE_BYTES: u32 = 16 << 20;
+
 /// The compile options of every material the renderer draws: instanced, with a material
-/// array of at most `budget` bytes.
+/// array of at most `budget` bytes, or in a storage buffer when `budget` is
+/// [`MATERIAL_STORAGE`].
 pub fn render_compile_options(budget: u32) -> CompileOptions {
-    CompileOptions { instanced: true, material_array_bytes: budget, ..CompileOptions::default() }
+    let storage = budget == MATERIAL_STORAGE;
+    CompileOptions {
+        instanced: true,
+        material_array_bytes: if storage { 0 } else { budget },
+        material_storage: storage,
+        ..CompileOptions::default()
+    }
 }
 
-/// The material-array budget for `device`: its uniform block limit, at most
+/// The material-array budget for `device`: [`MATERIAL_STORAGE`] when it reads storage buffers
+/// in vertex and fragment stages, else its uniform block limit, at most
 /// [`MATERIAL_ARRAY_BYTES`].
 pub fn material_array_budget(device: &dyn f3d_hal::GraphicsDevice) -> u32 {
-    device.limits().max_uniform_block_size.min(MATERIAL_ARRAY_BYTES)
+    if device.features().has(f3d_hal::DeviceFeature::STORAGE_BUFFERS) {
+        MATERIAL_STORAGE
+    } else {
+        device.limits().max_uniform_block_size.min(MATERIAL_ARRAY_BYTES)
+    }
 }
 
 /// One material source, compiled per variant on demand.
@@ -57,8 +85,10 @@ pub struct MaterialShader {
     pub id: u64,
     /// The material as loaded.
     pub loaded: Arc<LoadedMaterial>,
-    /// How many materials one table of this shader holds (its material array's length); 0 when
-    /// the material has no parameter block (its tables then hold any number, all at slot 0).
+    /// How many materials one table of this shader holds (its material array's length;
+    /// [`STORAGE_SLOTS`](f3d_materials::layout::STORAGE_SLOTS) for a storage-buffer table); 0
+    /// when the material has no parameter block (its tables then hold any number, all at
+    /// slot 0).
     pub slots: u32,
     /// Bytes from one slot's block to the next.
     pub stride: u32,
@@ -78,7 +108,13 @@ fn variant_index(v: Variant) -> usize {
 impl MaterialShader {
     fn new(id: u64, loaded: Arc<LoadedMaterial>, budget: u32) -> Self {
         let layout = MaterialLayout::new(&loaded.desc).ok();
-        let slots = layout.as_ref().map_or(0, |l| l.array_len(budget));
+        let slots = match &layout {
+            Some(l) if budget == MATERIAL_STORAGE => {
+                l.slot_stride().map_or(0, |_| f3d_materials::layout::STORAGE_SLOTS)
+            }
+            Some(l) => l.array_len(budget),
+            None => 0,
+        };
         let stride = layout.as_ref().and_then(MaterialLayout::slot_stride).unwrap_or(0);
         Self { id, loaded, slots, stride, budget, reported: Default::default() }
     }
@@ -340,30 +376,45 @@ pub struct MaterialTable {
     /// The latest material placed here: what all of the table's materials share (shader,
     /// textures, blending, engine inputs) is read from it.
     pub material: Arc<GpuMaterial>,
-    /// The material array's bytes (`capacity × stride`; empty without a block).
+    /// The material array's bytes (`capacity × stride` for a uniform array, as many slots as
+    /// were used so far for a storage table; empty without a block).
     pub block: Arc<Vec<u8>>,
     capacity: u32,
     stride: u32,
     used: u32,
     next: u32,
     free: Vec<u32>,
+    /// A storage table's buffer on the device and the bytes it holds ([`Self::storage`]).
+    gpu: Option<(GeometryBuffer, usize)>,
+    /// The bytes of `block` written since the last upload (storage tables).
+    dirty: Option<std::ops::Range<usize>>,
+    storage: bool,
 }
 
 impl MaterialTable {
     fn new(class: ClassKey, material: &Arc<GpuMaterial>) -> Self {
         let shader = &material.shader;
+        let storage = shader.slots == f3d_materials::layout::STORAGE_SLOTS;
         // Without a block every material of the class reads nothing per slot: one table holds
         // them all, each at slot 0.
-        let capacity = if shader.slots == 0 { u32::MAX } else { shader.slots };
+        let capacity = match shader.slots {
+            0 => u32::MAX,
+            _ if storage => (MATERIAL_STORAGE_BYTES / shader.stride.max(1)).max(1),
+            n => n,
+        };
+        let bytes = if storage { 0 } else { shader.slots as usize * shader.stride as usize };
         Self {
             class,
             material: material.clone(),
-            block: Arc::new(vec![0; (shader.slots as usize) * shader.stride as usize]),
+            block: Arc::new(vec![0; bytes]),
             capacity,
             stride: shader.stride,
             used: 0,
             next: 0,
             free: Vec::new(),
+            gpu: None,
+            dirty: None,
+            storage,
         }
     }
 
@@ -395,10 +446,58 @@ impl MaterialTable {
             return;
         }
         let start = slot as usize * self.stride as usize;
+        let end = start + self.stride as usize;
         let block = Arc::make_mut(&mut self.block);
+        if self.storage && block.len() < end {
+            // Doubling keeps growth (and the buffer's re-creation) rare.
+            block.resize(end.max(block.len() * 2), 0);
+        }
         let len = material.block.len().min(self.stride as usize);
         if let Some(dst) = block.get_mut(start..start + len) {
             dst.copy_from_slice(&material.block[..len]);
+        }
+        let dirty = self.dirty.get_or_insert(start..end);
+        *dirty = dirty.start.min(start)..dirty.end.max(end);
+    }
+
+    /// A storage table's buffer, when it has one (made by [`MaterialTables::upload`]); `None`
+    /// for uniform-array tables, whose bytes are bound with the pass.
+    pub fn storage(&self) -> Option<&GeometryBuffer> {
+        self.gpu.as_ref().map(|(b, _)| b)
+    }
+
+    /// Whether this table is a storage buffer (and draws only once it has one).
+    pub fn is_storage(&self) -> bool {
+        self.storage && self.stride != 0
+    }
+
+    /// Brings a storage table's buffer up to date: a new buffer when the table outgrew it
+    /// (the whole table uploaded), else only the bytes written since the last upload.
+    fn upload(&mut self, device: &dyn f3d_hal::GraphicsDevice) {
+        if !self.is_storage() {
+            return;
+        }
+        let Some(dirty) = self.dirty.take() else { return };
+        match &self.gpu {
+            Some((buffer, size)) if *size >= self.block.len() => {
+                if let Err(e) = device.write_geometry(buffer, dirty.start as u64, &self.block[dirty]) {
+                    bevy_log::error!("material table upload failed: {e}");
+                }
+            }
+            _ => {
+                let desc = GeometryDescriptor {
+                    label: format!("f3d material table ({})", self.material.shader.loaded.desc.name),
+                    size: self.block.len() as u64,
+                    usage: GeometryUsages::STORAGE,
+                };
+                self.gpu = match device.create_geometry(&desc, Some(&self.block)) {
+                    Ok(b) => Some((b, self.block.len())),
+                    Err(e) => {
+                        bevy_log::error!("a material table of {} bytes was refused: {e}", self.block.len());
+                        None
+                    }
+                };
+            }
         }
     }
 }
@@ -500,8 +599,84 @@ impl MaterialTables {
         }
     }
 
+    /// Uploads what changed in every storage table (see [`MaterialTable::upload`]).
+    pub fn upload(&mut self, device: &dyn f3d_hal::GraphicsDevice) {
+        for t in self.tables.iter_mut().flatten() {
+            t.upload(device);
+        }
+    }
+
     /// The materials that changed table since the last call.
     fn take_moved(&mut self) -> HashSet<u32> {
         std::mem::take(&mut self.moved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use f3d_hal::GraphicsDevice;
+
+    /// `count` standard materials of one shader, material `i`'s first block byte `i % 251`.
+    fn materials(budget: u32, count: u32) -> (RenderMaterials, Vec<Arc<GpuMaterial>>) {
+        let mut render = RenderMaterials::new(budget);
+        let mut images = AssetSlots::default();
+        let made = (0..count)
+            .map(|i| {
+                let mut m = render.prepare_standard(&StandardMaterial::default(), &mut images).unwrap();
+                m.block[0] = (i % 251) as u8;
+                Arc::new(m)
+            })
+            .collect();
+        (render, made)
+    }
+
+    /// With storage tables 10,000 materials of one shader are one table (so one draw per
+    /// mesh); with 64 KiB uniform arrays they are eight.
+    #[test]
+    fn one_storage_table_holds_every_material_of_a_class() {
+        for (budget, tables) in [(MATERIAL_STORAGE, 1), (MATERIAL_ARRAY_BYTES, 8)] {
+            let (mut render, made) = materials(budget, 10_000);
+            for (i, m) in made.iter().enumerate() {
+                render.tables.place(i as u32, m);
+            }
+            assert_eq!(render.tables.len(), tables, "budget {budget}");
+        }
+    }
+
+    /// A storage table reaches the device whole once, then only in the bytes that changed;
+    /// what the device holds is the table.
+    #[test]
+    fn a_storage_table_uploads_only_what_changed() {
+        let device = f3d_backend_soft::SoftDevice::new("tables");
+        let (mut render, made) = materials(MATERIAL_STORAGE, 300);
+        for (i, m) in made.iter().enumerate() {
+            render.tables.place(i as u32, m);
+        }
+        let stride = made[0].shader.stride as usize;
+        render.tables.upload(&device);
+        let table = render.tables.get(0).unwrap();
+        let buffer = table.storage().expect("the table has its buffer").clone();
+        let bytes = device.read_geometry(&buffer).unwrap();
+        assert!(bytes.len() >= 300 * stride);
+        for (i, m) in made.iter().enumerate() {
+            let (_, slot) = render.tables.place_of(i as u32);
+            let at = slot as usize * stride;
+            assert_eq!(&bytes[at..at + m.block.len()], &m.block[..], "material {i}");
+        }
+
+        // Rewriting one material marks its slot alone, and the same buffer takes it.
+        let mut changed =
+            render.prepare_standard(&StandardMaterial::default(), &mut AssetSlots::default()).unwrap();
+        changed.block.clone_from(&made[7].block);
+        changed.block[4] = 0xAB;
+        render.tables.place(7, &Arc::new(changed));
+        let (_, slot) = render.tables.place_of(7);
+        let t = render.tables.get(0).unwrap();
+        assert_eq!(t.dirty, Some(slot as usize * stride..(slot as usize + 1) * stride));
+        render.tables.upload(&device);
+        let t = render.tables.get(0).unwrap();
+        assert!(t.storage().unwrap().same(&buffer), "a write that fits keeps the buffer");
+        assert_eq!(device.read_geometry(&buffer).unwrap()[slot as usize * stride + 4], 0xAB);
     }
 }

@@ -49,11 +49,19 @@ pub struct DrawItem {
     pub custom: Option<GeometryBuffer>,
 }
 
+/// How a material table's array is bound.
+pub enum BoundArray {
+    /// A uniform array's bytes, bound with the pass (empty when the material has no block).
+    Uniform(Arc<Vec<u8>>),
+    /// A storage table's buffer on the device.
+    Storage(GeometryBuffer),
+}
+
 /// A material table's values as bound: its material array and one texture per texture
 /// parameter.
 pub struct BoundMaterial {
-    /// The material array's bytes (`f3d_materials`; empty when the material has no block).
-    pub block: Arc<Vec<u8>>,
+    /// The material array as bound (`f3d_materials`).
+    pub array: BoundArray,
     /// (parameter name, texture).
     pub textures: Vec<(String, TextureHandle)>,
 }
