@@ -195,6 +195,17 @@ pub enum MaterialError {
         /// The material's shading model.
         shading_model: String,
     },
+    /// `SceneColor` on an opaque material: the scene colour is the opaque pass's result, which
+    /// the material draws into, so it can never be read there.
+    #[error(
+        "`SceneColor` is the opaque scene's colour, taken after the opaque pass that draws this \
+         material (its blending is Opaque), so it can never be read here; give it a translucent \
+         blending (Alpha, Premultiplied, Additive, Multiply) or drop the input"
+    )]
+    SceneColorOpaque {
+        /// The `SceneColor` item of `engine_inputs`.
+        at: Location,
+    },
     /// A `light` hook on a material that is not lit.
     #[error(
         "a `light` hook runs in the engine's light loop, which only Lit materials have; this material is {shading_model}"
@@ -351,6 +362,7 @@ impl MaterialError {
             | HintMismatch { at, .. }
             | BadRange { at, .. }
             | EngineInputsNotLit { at, .. }
+            | SceneColorOpaque { at }
             | LightNotLit { at, .. }
             | FragmentBoth { at }
             | FragmentMissing { at }

@@ -49,7 +49,7 @@
 //!         (name: "band_count", type: Int, hint: Range(min: 1, max: 8, step: 1), default: 3),
 //!         (name: "base_color_texture", type: Texture2d, hint: DefaultWhite),
 //!     ],
-//!     engine_inputs: [],                // SceneColor, SceneDepth (Lit only)
+//!     engine_inputs: [],                // SceneColor (translucent blending only), SceneDepth; Lit only
 //!     varyings: [],                     // (name: "crest", type: Float): vertex → surface
 //!     attributes: [],                   // (name: "phase", type: Float): mesh → vertex
 //!     vertex: None,                     // Some("fn vertex(v: ptr<function, VertexInputs>) { ... }")

@@ -1183,8 +1183,10 @@ fn generated_material(corpus: &Corpus, rng: &mut Rng) -> Case {
     if !lit || rng.one_in(2) {
         fields.push(format!("shading_model: {}", if lit { "Lit" } else { "Unlit" }));
     }
+    let mut translucent = false;
     if rng.one_in(2) {
         let blending = rng.pick(&["Opaque", "Alpha", "Additive", "Multiply", "Premultiplied"]);
+        translucent = *blending != "Opaque";
         fields.push(format!("blending: {blending}"));
     }
     if rng.one_in(3) {
@@ -1261,7 +1263,8 @@ fn generated_material(corpus: &Corpus, rng: &mut Rng) -> Case {
     let mut inputs = Vec::new();
     if lit || !valid {
         for input in ["SceneColor", "SceneDepth"] {
-            if rng.one_in(3) {
+            // An opaque material can never read the scene colour (it draws into it).
+            if rng.one_in(3) && (input != "SceneColor" || translucent || !valid) {
                 inputs.push(input);
             }
         }

@@ -296,6 +296,13 @@ const CASES: &[(&str, &str, u32, u32, &[&str])] = &[
         1,
         &["the light hook must be", "-> f32"],
     ),
+    (
+        "55_scene_color_opaque.ron",
+        "55_scene_color_opaque.ron",
+        5,
+        33,
+        &["`SceneColor` is the opaque scene's colour", "its blending is Opaque", "can never be read here"],
+    ),
 ];
 
 fn errors_of(file: &str) -> Vec<MaterialError> {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::spans::Node;
-use super::{DefaultValue, Hint, MaterialDesc, ParamType, ShadingModel};
+use super::{Blending, DefaultValue, EngineInput, Hint, MaterialDesc, ParamType, ShadingModel};
 use super::{MAX_ATTRIBUTES, MAX_PARAMETERS, MAX_VARYINGS};
 use crate::MaterialError;
 use crate::source::{Location, SourceText};
@@ -566,6 +566,9 @@ pub(crate) fn check(desc: &MaterialDesc, source: &SourceText, root: &Node) -> Ve
         let mut seen = HashMap::new();
         for (i, input) in desc.engine_inputs.iter().enumerate() {
             let at = c.at(node.and_then(|n| n.items.get(i)), node);
+            if *input == EngineInput::SceneColor && desc.blending == Blending::Opaque {
+                c.errors.push(MaterialError::SceneColorOpaque { at: at.clone() });
+            }
             if let Some(&first_line) = seen.get(input) {
                 c.errors.push(MaterialError::Duplicate {
                     at,
