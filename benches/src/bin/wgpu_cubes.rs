@@ -462,18 +462,9 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
         last.as_secs_f64() * 1e3
     );
     if let Some(path) = &args.out {
-        write_png(path, width, height, &image).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        // f3d's PNG writer (the image only; nothing timed goes through the engine).
+        f3d::screenshot::write_png(path, width, height, &image)
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     Ok(())
-}
-
-fn write_png(path: &std::path::Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(rgba).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())
 }
