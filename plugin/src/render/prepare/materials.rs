@@ -599,7 +599,9 @@ impl MaterialTables {
         }
     }
 
-    /// Uploads what changed in every storage table (see [`MaterialTable::upload`]).
+    /// Brings every storage table's buffer up to date: a new buffer for a table that outgrew
+    /// its own (the whole table uploaded), else only the bytes written since the last upload.
+    /// Uniform-array tables have nothing to upload (their bytes are bound with the pass).
     pub fn upload(&mut self, device: &dyn f3d_hal::GraphicsDevice) {
         for t in self.tables.iter_mut().flatten() {
             t.upload(device);
