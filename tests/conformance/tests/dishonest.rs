@@ -576,7 +576,7 @@ fn tier_sizes_are_held() {
     assert_eq!(count(Tier::Core), 21);
     assert_eq!(count(Tier::Capabilities), DeviceFeature::ALL.len());
     assert_eq!(count(Tier::Lifecycle), 8);
-    assert_eq!(count(Tier::Shader), 69);
+    assert_eq!(count(Tier::Shader), 71);
     assert!(count(Tier::Shader) >= 40, "the shader tier keeps at least 40 checks");
     let mut names: Vec<String> = all_checks().iter().map(|c| c.full_name()).collect();
     names.sort();
