@@ -52,6 +52,9 @@ enum Lie {
     OverReportsBindings,
     /// Reports half the samplers per stage it accepts, and accepts past what it reports.
     UnderReportsBindings,
+    /// (Over the soft device.) Takes `write_geometry` into a storage buffer and drops it, so
+    /// passes keep reading what the buffer held when it was made.
+    StaleStorage,
 }
 
 /// A surface that shows nothing and says it did.
@@ -96,7 +99,8 @@ impl Dishonest {
             | Lie::BindingsFollowThePipeline
             | Lie::ZeroTimestamps
             | Lie::RefusesWithoutNaming
-            | Lie::ForgetsTheRules => Box::new(SoftDevice::new("dishonest")),
+            | Lie::ForgetsTheRules
+            | Lie::StaleStorage => Box::new(SoftDevice::new("dishonest")),
             _ => Box::new(NullDevice::new("dishonest")),
         };
         let mut features = inner.features().clone();
@@ -278,6 +282,11 @@ impl GraphicsDevice for Dishonest {
         self.inner.create_geometry(desc, data)
     }
     fn write_geometry(&self, buffer: &GeometryBuffer, offset: u64, data: &[u8]) -> Result<(), DeviceError> {
+        if self.lie == Lie::StaleStorage
+            && buffer.descriptor().usage.contains(f3d_hal::GeometryUsages::STORAGE)
+        {
+            return Ok(());
+        }
         self.inner.write_geometry(buffer, offset, data)
     }
     fn create_sampler(&self, desc: &SamplerDescriptor) -> Result<SamplerHandle, DeviceError> {
@@ -465,6 +474,16 @@ fn a_refused_pipeline_that_draws_is_caught() {
         Tier::Shader,
         "refused_pipeline_draws_nothing_and_is_reported_once",
         "a refused pipeline drew",
+    );
+}
+
+#[test]
+fn storage_writes_that_never_reach_the_draws_are_caught() {
+    assert_caught(
+        Lie::StaleStorage,
+        Tier::Shader,
+        "storage_buffers_are_read_by_vertex_and_fragment_stages",
+        "after write_geometry",
     );
 }
 

@@ -105,10 +105,14 @@ pub fn top_down_camera(world: &mut World, centre: Vec3, width: f32, height: f32)
     ));
 }
 
-/// A `.ron` material from `text`, written to a file of this process's temporary folder named
-/// `name.ron` (so includes and hot reload see a real file) and loaded from there.
+/// A `.ron` material from `text`, written to a file named `name.ron` (so includes and hot
+/// reload see a real file) in a temporary folder of its own, and loaded from there. A folder
+/// per call: tests run on parallel threads, and two that load the same name must not read
+/// each other's half-written file.
 pub fn material_from_text(name: &str, text: &str) -> f3d::prelude::CustomMaterial {
-    let dir = std::env::temp_dir().join(format!("f3d_test_materials_{}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("f3d_test_materials_{}_{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let path = dir.join(format!("{name}.ron"));
     std::fs::write(&path, text).expect("write the material");
