@@ -1,7 +1,10 @@
 //! Images are bevy_image's [`Image`](bevy_image::Image) (loaded by the `AssetServer` from PNG,
 //! JPEG, HDR or KTX2, or built by hand). The render world takes each one as an [`ImageData`]:
-//! RGBA8, sRGB or linear as the image's format says, its first layer and level (f3d makes
-//! its own mips). Formats that are not RGBA8 are converted: `R8`/`Rg8` expand to grey,
+//! RGBA8, sRGB or linear as the image's format says, its first level (f3d makes its own mips)
+//! and its first layer — or all six, when it is a cube image (six square layers that Bevy views
+//! as a cube: `texture_view_descriptor` with `TextureViewDimension::Cube`, as bevy_image's KTX2
+//! loader and `reinterpret_stacked_2d_as_array(6)` plus that view make), which feeds
+//! `TextureCube` material parameters. Formats that are not RGBA8 are converted: `R8`/`Rg8` expand to grey,
 //! `Bgra8` is swizzled, half and full floats are clamped to 0–1 (linear). Block-compressed
 //! formats and images without data in the main world are refused with an error naming the
 //! format.
@@ -33,6 +36,9 @@ pub struct ImageData {
     /// `Image::new_target_texture` sets): uploaded as one level a pass can write, with no
     /// mip chain.
     pub render_target: bool,
+    /// A cube image: `data` holds six square faces one after another, in the order +X, −X,
+    /// +Y, −Y, +Z, −Z (the layer order of wgpu and Vulkan cube textures).
+    pub cube: bool,
 }
 
 /// The largest side f3d uploads (texels): what every backend's 2D textures take.
@@ -47,7 +53,19 @@ impl ImageData {
             return Err(format!("{width}x{height} texels (1 to {MAX_IMAGE_SIDE} a side)"));
         }
         let data = image.data.as_deref().ok_or("the image has no data in the main world")?;
-        let texels = (width * height) as usize;
+        let cube_view = image
+            .texture_view_descriptor
+            .as_ref()
+            .and_then(|v| v.dimension)
+            .is_some_and(|d| d == wgpu_types::TextureViewDimension::Cube);
+        let cube = cube_view && desc.size.depth_or_array_layers == 6;
+        if cube_view && (!cube || width != height) {
+            return Err(format!(
+                "a cube view of {width}x{height}x{} texels (a cube image is 6 square layers)",
+                desc.size.depth_or_array_layers
+            ));
+        }
+        let texels = (width * height) as usize * if cube { 6 } else { 1 };
         let format = desc.format;
         let need = |bytes_per_texel: usize| -> Result<&[u8], String> {
             data.get(..texels * bytes_per_texel)
@@ -86,12 +104,26 @@ impl ImageData {
             other => return Err(format!("the texture format {other:?} is not one f3d samples")),
         };
         let render_target = desc.usage.contains(wgpu_types::TextureUsages::RENDER_ATTACHMENT);
-        Ok(Self { width, height, format: out_format, data: bytes, render_target })
+        Ok(Self { width, height, format: out_format, data: bytes, render_target, cube })
     }
 
     /// An image of one colour.
     pub fn solid(width: u32, height: u32, rgba: [u8; 4], format: ImageFormat) -> Self {
-        Self { width, height, format, data: rgba.repeat((width * height) as usize), render_target: false }
+        Self {
+            width,
+            height,
+            format,
+            data: rgba.repeat((width * height) as usize),
+            render_target: false,
+            cube: false,
+        }
+    }
+
+    /// A cube image of `size`×`size` faces, each of one colour (in the order +X, −X, +Y, −Y,
+    /// +Z, −Z); `.into()` makes it a bevy `Image` viewed as a cube.
+    pub fn cube_faces(size: u32, faces: [[u8; 4]; 6], format: ImageFormat) -> Self {
+        let data = faces.iter().flat_map(|f| f.repeat((size * size) as usize)).collect();
+        Self { width: size, height: size, format, data, render_target: false, cube: true }
     }
 
     /// A checkerboard of `cells`×`cells` squares of two colours (sRGB); `.into()` makes it a
@@ -104,19 +136,41 @@ impl ImageData {
                 data.extend_from_slice(if ((x / cell) + (y / cell)).is_multiple_of(2) { &a } else { &b });
             }
         }
-        Self { width: size, height: size, format: ImageFormat::Rgba8Srgb, data, render_target: false }
+        Self {
+            width: size,
+            height: size,
+            format: ImageFormat::Rgba8Srgb,
+            data,
+            render_target: false,
+            cube: false,
+        }
     }
 
-    /// Whether the data has the size the dimensions say.
+    /// Layers: 6 for a cube image, else 1.
+    pub fn layers(&self) -> u32 {
+        if self.cube { 6 } else { 1 }
+    }
+
+    /// Whether the data has the size the dimensions say (and a cube's faces are square).
     pub fn is_valid(&self) -> bool {
         self.width > 0
             && self.height > 0
-            && self.data.len() as u64 == u64::from(self.width) * u64::from(self.height) * 4
+            && (!self.cube || self.width == self.height)
+            && self.data.len() as u64
+                == u64::from(self.width) * u64::from(self.height) * 4 * u64::from(self.layers())
     }
 
-    /// The image and its mip chain (box-filtered; sRGB images filtered in linear light).
+    /// The first layer and its mip chain (box-filtered; sRGB images filtered in linear light).
     pub fn mip_chain(&self) -> Vec<(u32, u32, Vec<u8>)> {
-        let mut levels = vec![(self.width, self.height, self.data.clone())];
+        self.layer_mip_chain(0)
+    }
+
+    /// Layer `layer` (a cube's face) and its mip chain, as [`mip_chain`](Self::mip_chain).
+    pub fn layer_mip_chain(&self, layer: u32) -> Vec<(u32, u32, Vec<u8>)> {
+        let face = (self.width * self.height * 4) as usize;
+        let start = face * layer as usize;
+        let first = self.data.get(start..start + face).map_or_else(Vec::new, <[u8]>::to_vec);
+        let mut levels = vec![(self.width, self.height, first)];
         let srgb = self.format == ImageFormat::Rgba8Srgb;
         let decode = |v: u8| -> f32 {
             let f = f32::from(v) / 255.0;
@@ -161,12 +215,24 @@ impl From<ImageData> for bevy_image::Image {
             ImageFormat::Rgba8Srgb => TextureFormat::Rgba8UnormSrgb,
             ImageFormat::Rgba8Linear => TextureFormat::Rgba8Unorm,
         };
-        bevy_image::Image::new(
-            wgpu_types::Extent3d { width: image.width, height: image.height, depth_or_array_layers: 1 },
+        let cube = image.cube;
+        let mut out = bevy_image::Image::new(
+            wgpu_types::Extent3d {
+                width: image.width,
+                height: image.height,
+                depth_or_array_layers: image.layers(),
+            },
             wgpu_types::TextureDimension::D2,
             image.data,
             format,
             bevy_asset::RenderAssetUsages::default(),
-        )
+        );
+        if cube {
+            out.texture_view_descriptor = Some(wgpu_types::TextureViewDescriptor {
+                dimension: Some(wgpu_types::TextureViewDimension::Cube),
+                ..Default::default()
+            });
+        }
+        out
     }
 }

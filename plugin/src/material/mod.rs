@@ -327,8 +327,11 @@ impl CustomMaterial {
         Ok(self)
     }
 
-    /// Binds an image to a `Texture2d` parameter. An unknown name or a parameter of another
-    /// type is an error naming it. Before the file loads the image is kept and bound then.
+    /// Binds an image to a `Texture2d` parameter, or a cube image (see [`crate::image`]) to a
+    /// `TextureCube` one. An unknown name or a parameter of another type is an error naming
+    /// it; an image of the other dimension (known once it loads) draws the parameter's default
+    /// texel instead, with an error logged naming the material and parameter. Before the file
+    /// loads the image is kept and bound then.
     // MaterialError is the materials crate's one (large) error type; binding an image is not a
     // hot path.
     #[allow(clippy::result_large_err)]
@@ -343,7 +346,7 @@ impl CustomMaterial {
             .and_then(|l| l.desc.parameters.iter().find(|p| p.name == name))
             .map(|p| p.ty);
         match declared {
-            Some(ParamType::Texture2d) => {
+            Some(ParamType::Texture2d | ParamType::TextureCube) => {
                 self.textures.retain(|(n, _)| n != name);
                 self.textures.push((name.to_owned(), image));
                 Ok(self)
@@ -355,7 +358,7 @@ impl CustomMaterial {
                     .as_ref()
                     .map_or_else(|| "(not loaded)".to_owned(), |l| l.desc.name.clone()),
                 reason: match other {
-                    Some(ty) => format!("parameter `{name}` is {ty:?}, not Texture2d"),
+                    Some(ty) => format!("parameter `{name}` is {ty:?}, not a texture"),
                     None => format!("the material has no parameter `{name}`"),
                 },
             }),

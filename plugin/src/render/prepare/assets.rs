@@ -154,7 +154,8 @@ fn upload_mesh(device: &dyn GraphicsDevice, mesh: MeshData) -> Result<GpuMesh, S
     })
 }
 
-/// Uploads a mip-mapped image.
+/// Uploads a mip-mapped image: a 2D texture, or a cube texture for a cube image (each face
+/// with its own mip chain).
 pub(crate) fn upload_image(
     device: &dyn GraphicsDevice,
     image: &ImageData,
@@ -169,25 +170,38 @@ pub(crate) fn upload_image(
     };
     // A camera's target is drawn into level 0 only: a mip chain would keep the upload's
     // (zero) texels in the smaller levels.
-    let (levels, usage) = if image.render_target {
-        (
-            vec![(image.width, image.height, image.data.clone())],
-            TextureUsages::SAMPLED
-                | TextureUsages::COPY_DST
-                | TextureUsages::RENDER_ATTACHMENT
-                | TextureUsages::COPY_SRC,
-        )
+    let faces: Vec<Vec<(u32, u32, Vec<u8>)>> = (0..image.layers())
+        .map(|layer| {
+            let mut chain = image.layer_mip_chain(layer);
+            if image.render_target {
+                chain.truncate(1);
+            }
+            chain
+        })
+        .collect();
+    let usage = if image.render_target {
+        TextureUsages::SAMPLED
+            | TextureUsages::COPY_DST
+            | TextureUsages::RENDER_ATTACHMENT
+            | TextureUsages::COPY_SRC
     } else {
-        (image.mip_chain(), TextureUsages::SAMPLED | TextureUsages::COPY_DST)
+        TextureUsages::SAMPLED | TextureUsages::COPY_DST
     };
-    let desc = TextureDescriptor::new_2d(label, image.width, image.height, format)
-        .with_mips(levels.len() as u32)
-        .with_usage(usage);
+    let levels = faces.first().map_or(1, Vec::len) as u32;
+    let desc = if image.cube {
+        TextureDescriptor::new_cube(label, image.width, format)
+    } else {
+        TextureDescriptor::new_2d(label, image.width, image.height, format)
+    }
+    .with_mips(levels)
+    .with_usage(usage);
     let texture = device.create_texture(&desc).map_err(|e| e.to_string())?;
-    for (level, (_, _, data)) in levels.iter().enumerate() {
-        device
-            .write_texture(&texture, TextureRegion::level(&desc, level as u32, 0), data)
-            .map_err(|e| e.to_string())?;
+    for (layer, chain) in faces.iter().enumerate() {
+        for (level, (_, _, data)) in chain.iter().enumerate() {
+            device
+                .write_texture(&texture, TextureRegion::level(&desc, level as u32, layer as u32), data)
+                .map_err(|e| e.to_string())?;
+        }
     }
     Ok(texture)
 }

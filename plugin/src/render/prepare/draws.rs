@@ -9,7 +9,7 @@ use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
 use f3d_hal::{
     CompareFunction, CullMode, DeviceFeature, GeometryDescriptor, GeometryUsages, GraphicsDevice,
-    ResourceState, TextureFormat, TextureUsages,
+    ResourceState, TextureDimension, TextureFormat, TextureUsages,
 };
 use f3d_materials::Variant;
 use f3d_render_graph::{RenderGraph, TextureDesc};
@@ -127,6 +127,29 @@ fn upload_instances(device: &dyn GraphicsDevice, batch: &mut InstanceBatch) {
     batch.resized = false;
 }
 
+/// Logs (once per material and parameter) an image bound to a texture parameter of the other
+/// dimension; the parameter then draws white. `found` is `None` while the image is loading.
+fn wrong_dimension(
+    found: Option<&f3d_hal::TextureHandle>,
+    material: &super::materials::GpuMaterial,
+    parameter: &str,
+    wanted: &str,
+) {
+    static REPORTED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    let Some(texture) = found else { return };
+    let key = (material.shader.loaded.desc.name.clone(), parameter.to_owned());
+    let mut reported = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
+    if !reported.contains(&key) {
+        bevy_log::error!(
+            "material `{}`: parameter `{parameter}` is a {wanted}, but the image bound to it is a {:?} \
+             texture; it draws white until a matching image is bound",
+            key.0,
+            texture.descriptor().dimension
+        );
+        reported.push(key);
+    }
+}
+
 fn translation(batch: &InstanceBatch, slot: usize) -> Vec3 {
     let r = &batch.transforms[slot];
     Vec3::new(r[3], r[7], r[11])
@@ -229,10 +252,26 @@ pub fn prepare_frame(
                     .iter()
                     .filter_map(|(name, source)| {
                         let t = match source {
-                            TextureSource::Image(i) => {
-                                images.get(*i).cloned().or_else(|| view_res.texel(device, [255; 4]))
-                            }
+                            TextureSource::Image(i) => match images.get(*i) {
+                                Some(t) if t.descriptor().dimension == TextureDimension::D2 => {
+                                    Some(t.clone())
+                                }
+                                found => {
+                                    wrong_dimension(found, &material, name, "Texture2d");
+                                    view_res.texel(device, [255; 4])
+                                }
+                            },
+                            TextureSource::CubeImage(i) => match images.get(*i) {
+                                Some(t) if t.descriptor().dimension == TextureDimension::Cube => {
+                                    Some(t.clone())
+                                }
+                                found => {
+                                    wrong_dimension(found, &material, name, "TextureCube");
+                                    view_res.cube_texel(device, [255; 4])
+                                }
+                            },
                             TextureSource::Texel(t) => view_res.texel(device, *t),
+                            TextureSource::CubeTexel(t) => view_res.cube_texel(device, *t),
                         }?;
                         Some((name.clone(), t))
                     })

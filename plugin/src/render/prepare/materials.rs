@@ -149,10 +149,27 @@ impl MaterialShader {
 /// Where one texture parameter's texture comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TextureSource {
-    /// An image asset slot.
+    /// An image asset slot (a `Texture2d` parameter).
     Image(u32),
-    /// A 1×1 texture of this texel (the parameter's default hint).
+    /// A 1×1 texture of this texel (a `Texture2d` parameter's default hint).
     Texel([u8; 4]),
+    /// A cube image's asset slot (a `TextureCube` parameter).
+    CubeImage(u32),
+    /// A cube of 1×1 faces of this texel (a `TextureCube` parameter's default hint).
+    CubeTexel([u8; 4]),
+}
+
+impl TextureSource {
+    /// The source of a parameter of type `ty`: the image in `slot` when one is bound, else its
+    /// default texel.
+    fn of(ty: ParamType, slot: Option<u32>, fallback: [u8; 4]) -> Self {
+        match (ty == ParamType::TextureCube, slot) {
+            (false, Some(i)) => Self::Image(i),
+            (false, None) => Self::Texel(fallback),
+            (true, Some(i)) => Self::CubeImage(i),
+            (true, None) => Self::CubeTexel(fallback),
+        }
+    }
 }
 
 /// A material asset, ready to bind.
@@ -259,14 +276,14 @@ impl RenderMaterials {
                     .parameters()
                     .textures()
                     .map(|(name, _, fallback)| {
-                        let source = m
-                            .images()
+                        let ty = desc
+                            .parameters
                             .iter()
-                            .find(|(n, _)| n == name)
-                            .map_or(TextureSource::Texel(fallback), |(_, h)| {
-                                TextureSource::Image(images.slot(h.id()))
-                            });
-                        (name.to_owned(), source)
+                            .find(|p| p.name == name)
+                            .map_or(ParamType::Texture2d, |p| p.ty);
+                        let slot =
+                            m.images().iter().find(|(n, _)| n == name).map(|(_, h)| images.slot(h.id()));
+                        (name.to_owned(), TextureSource::of(ty, slot, fallback))
                     })
                     .collect();
                 Some(GpuMaterial {

@@ -44,6 +44,8 @@ pub struct ViewResources {
     pub tonemap_layout: BlockLayoutTable,
     fallback_env: (TextureHandle, TextureHandle),
     texels: HashMap<[u8; 4], TextureHandle>,
+    /// 1×1-face cubes by texel (fallbacks of `TextureCube` parameters).
+    cube_texels: HashMap<[u8; 4], TextureHandle>,
     /// Output targets by size.
     pub outputs: HashMap<(u32, u32), TextureHandle>,
     /// Copies a depth texture into another through `frag_depth` (backends may refuse
@@ -190,6 +192,7 @@ impl ViewResources {
             tonemap_module,
             fallback_env: (cube, lut),
             texels: HashMap::new(),
+            cube_texels: HashMap::new(),
             outputs: HashMap::new(),
             depth_copy: depth_copy_pipeline(device)
                 .map_err(|e| bevy_log::error!("no depth copy pipeline: {e}"))
@@ -206,6 +209,22 @@ impl ViewResources {
             .with_usage(TextureUsages::SAMPLED | TextureUsages::COPY_DST);
         let t = texture(device, &desc, &[texel.to_vec()]).ok()?;
         self.texels.insert(texel, t.clone());
+        Some(t)
+    }
+
+    /// A cube of 1×1 faces of `texel` (linear RGBA8): the fallback of a `TextureCube`
+    /// parameter.
+    pub fn cube_texel(&mut self, device: &dyn GraphicsDevice, texel: [u8; 4]) -> Option<TextureHandle> {
+        if let Some(t) = self.cube_texels.get(&texel) {
+            return Some(t.clone());
+        }
+        let desc = TextureDescriptor::new_cube("f3d cube texel", 1, TextureFormat::Rgba8Unorm)
+            .with_usage(TextureUsages::SAMPLED | TextureUsages::COPY_DST);
+        let t = device.create_texture(&desc).ok()?;
+        for layer in 0..6 {
+            device.write_texture(&t, TextureRegion::level(&desc, 0, layer), &texel).ok()?;
+        }
+        self.cube_texels.insert(texel, t.clone());
         Some(t)
     }
 
