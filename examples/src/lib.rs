@@ -19,6 +19,7 @@ pub mod bevy_scenes;
 pub mod cli;
 pub mod preview;
 pub mod scenes;
+pub mod typed;
 pub mod vignette;
 
 pub use preview::{Preview, PreviewEvent, PreviewSettings, material_preview};

@@ -7,6 +7,7 @@ use f3d::image::{ImageData, ImageFormat};
 use f3d::prelude::*;
 
 use crate::assets_dir;
+use crate::typed::{Ocean, Water};
 
 /// A named scene.
 pub type SceneFn = fn(&mut World);
@@ -118,9 +119,13 @@ pub fn load_material(world: &mut World, file: &str) -> Handle<CustomMaterial> {
 }
 
 /// Edits the custom material `handle` in place.
-fn edit(world: &mut World, handle: &Handle<CustomMaterial>, f: impl FnOnce(&mut CustomMaterial)) {
-    if let Some(mut m) = world.resource_mut::<Assets<CustomMaterial>>().get_mut(handle) {
-        f(&mut m);
+/// Writes the values of a typed material struct (see [`crate::typed`]) into a material; a
+/// struct gone stale is logged and the material keeps its file's values.
+fn apply(world: &mut World, handle: &Handle<CustomMaterial>, values: &impl TypedMaterial) {
+    if let Some(mut m) = world.resource_mut::<Assets<CustomMaterial>>().get_mut(handle)
+        && let Err(e) = values.apply(&mut m)
+    {
+        f3d::bevy_log::error!("{e}");
     }
 }
 
@@ -207,10 +212,7 @@ pub fn showcase(world: &mut World) {
     let cylinder = mesh(world, Cylinder::new(0.5, 1.3).mesh().resolution(48));
     world.spawn((Mesh3d(cylinder), MeshMaterial3d(brass), Transform::from_xyz(-1.35, 0.65, 1.3)));
     let ocean = load_material(world, "ocean.ron");
-    edit(world, &ocean, |m| {
-        let _ = m.set_float("amplitude", 0.08);
-        let _ = m.set_float("wavelength", 1.6);
-    });
+    apply(world, &ocean, &Ocean { amplitude: Some(0.08), wavelength: Some(1.6), ..default() });
     let patch = mesh(world, ocean_patch(2.2, 48));
     world.spawn((Mesh3d(patch), MeshMaterial3d(ocean), Transform::from_xyz(0.9, 0.2, 1.3)));
 
@@ -228,11 +230,11 @@ pub fn showcase(world: &mut World) {
         ));
     }
     let water = load_material(world, "water.ron");
-    edit(world, &water, |m| {
-        let _ = m.set_float("foam_width", 0.06);
-        let _ = m.set_float("absorption_depth", 0.5);
-        let _ = m.set_float("ripple_scale", 2.5);
-    });
+    apply(
+        world,
+        &water,
+        &Water { foam_width: Some(0.06), absorption_depth: Some(0.5), ripple_scale: Some(2.5), ..default() },
+    );
     let surface = mesh(world, plane(2.0, 1));
     world.spawn((
         Mesh3d(surface),
@@ -332,10 +334,7 @@ pub fn materials(world: &mut World) {
     let brass = load_material(world, "brass.ron");
     world.spawn((Mesh3d(sphere), MeshMaterial3d(brass), Transform::from_xyz(-0.6, 0.6, 0.0)));
     let ocean = load_material(world, "ocean.ron");
-    edit(world, &ocean, |m| {
-        let _ = m.set_float("amplitude", 0.1);
-        let _ = m.set_float("wavelength", 1.2);
-    });
+    apply(world, &ocean, &Ocean { amplitude: Some(0.1), wavelength: Some(1.2), ..default() });
     let patch = mesh(world, ocean_patch(1.1, 32));
     world.spawn((Mesh3d(patch), MeshMaterial3d(ocean), Transform::from_xyz(0.6, 0.15, 0.0)));
     let cube = mesh(world, Cuboid::from_length(0.4));

@@ -153,6 +153,7 @@ pub mod prelude {
     pub use crate::light::ShadowBox;
     pub use crate::material::{
         AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, StandardMaterial,
+        TypedMaterial,
     };
     pub use crate::plugin::F3dRenderPlugin;
     pub use crate::render::graph::{FrameGraph, ViewGraph};

@@ -260,3 +260,77 @@ fn values_set_before_the_file_loads_are_applied_when_it_does() {
     assert!(is_mostly(c, GREEN), "{c:?}");
     assert!(h.custom_mut().is_loaded());
 }
+
+/// The probe's typed struct, made by `f3d material codegen probe.ron` in a folder holding
+/// [`ron`]`("[1.0, 0.0, 0.0, 1.0]")`.
+#[rustfmt::skip]
+#[allow(dead_code)]
+#[path = "support/probe_typed.rs"]
+mod probe_typed;
+
+use probe_typed::Probe;
+
+#[test]
+fn the_probe_struct_is_what_codegen_makes_of_the_probe() {
+    let dir = TempDir::new("typed_sync");
+    for (file, text) in [
+        ("probe.ron", ron("[1.0, 0.0, 0.0, 1.0]").as_str()),
+        ("probe.wgsl", PROBE),
+        ("shade.wgsl", SHADE_SAME),
+    ] {
+        std::fs::write(dir.0.join(file), text).unwrap();
+    }
+    let path = dir.0.join("probe.ron");
+    let fresh =
+        f3d::material::typed::generate(&path, None).unwrap_or_else(|e| panic!("{}", e[0].diagnostic()));
+    let fresh = fresh.replace(&path.display().to_string().replace('\\', "/"), "probe.ron");
+    assert!(fresh == include_str!("support/probe_typed.rs"), "support/probe_typed.rs is stale:\n{fresh}");
+}
+
+/// A typed struct applied before the file loads takes effect when it loads; a save that
+/// adds a parameter makes it stale: `check` and `apply` say so, naming the parameter, and
+/// write nothing, while the material keeps drawing with the values it has.
+#[test]
+fn a_typed_struct_applies_and_goes_stale_when_a_reload_changes_the_parameters() {
+    let ron = ron("[1.0, 0.0, 0.0, 1.0]");
+    let mut h = AssetHarness::start(
+        "typed",
+        &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+        |world, handle| {
+            let mut materials = world.resource_mut::<Assets<CustomMaterial>>();
+            let mut m = materials.get_or_insert_with(handle, CustomMaterial::loading).expect("a live handle");
+            Probe { tint: Some(Vec4::new(0.0, 1.0, 0.0, 1.0)), ..default() }
+                .apply(&mut m)
+                .expect("kept until the file loads");
+        },
+    );
+    assert!(matches!(h.settle(), LoadState::Loaded));
+    let c = h.wait_for(GREEN);
+    assert!(is_mostly(c, GREEN), "{c:?}");
+    Probe::check(&h.custom_mut()).expect("in sync with the file it was made from");
+    Probe { gain: Some(0.5), ..default() }.apply(&mut h.custom_mut()).expect("in sync");
+    assert!(matches!(h.custom_mut().parameters().get("gain"), Some(Value::Float(0.5))));
+
+    h.write(
+        "probe.ron",
+        &ron.replace(
+            r#"(name: "gain", type: Float, default: 1.0),"#,
+            "(name: \"gain\", type: Float, default: 1.0),\n        (name: \"bias\", type: Float, default: 0.0),",
+        ),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    while Probe::check(&h.custom_mut()).is_ok() {
+        assert!(Instant::now() < deadline, "the save with a new parameter did not reload within {TIMEOUT:?}");
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let e = Probe { tint: Some(Vec4::new(0.0, 0.0, 1.0, 1.0)), ..default() }
+        .apply(&mut h.custom_mut())
+        .unwrap_err();
+    assert!(
+        matches!(&e, f3d::material::TypedMaterialError::Stale { difference, .. } if difference.contains("`bias`")),
+        "{e}"
+    );
+    let c = h.center();
+    assert!(is_mostly(c, GREEN), "the stale struct's blue was written, or the app's green was lost: {c:?}");
+}

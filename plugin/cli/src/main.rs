@@ -26,6 +26,7 @@ mod render;
 mod trace;
 mod watch;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -186,6 +187,19 @@ enum MaterialCommand {
         #[arg(long, default_value = "wgsl")]
         emit: String,
     },
+    /// Writes a typed Rust struct for a material: one field and setter per parameter (see
+    /// `f3d::material::typed`). The material is checked first; a problem is printed as
+    /// `path:line:col: error: message` and nothing is written.
+    Codegen {
+        /// The `.ron` file, as the app's repository names it (written into the source).
+        file: std::path::PathBuf,
+        /// The struct's name (default: the file's stem in UpperCamelCase).
+        #[arg(long)]
+        name: Option<String>,
+        /// Where to write the source (default: standard output).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -327,6 +341,28 @@ fn material(command: MaterialCommand) -> ExitCode {
                 return ExitCode::from(2);
             };
             exit(f3d::f3d_materials::cli::compile(&file, compiler.as_ref(), emit, &mut out, &mut err))
+        }
+        MaterialCommand::Codegen { file, name, out: path } => {
+            let source = match f3d::material::typed::generate(&file, name.as_deref()) {
+                Ok(source) => source,
+                Err(errors) => {
+                    for e in &errors {
+                        let _ = write!(err, "{}", e.diagnostic());
+                    }
+                    return ExitCode::from(1);
+                }
+            };
+            let written = match &path {
+                Some(path) => std::fs::write(path, source).map_err(|e| format!("{}: {e}", path.display())),
+                None => out.write_all(source.as_bytes()).map_err(|e| format!("standard output: {e}")),
+            };
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
         }
     }
 }

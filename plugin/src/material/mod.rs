@@ -18,8 +18,10 @@
 pub mod loader;
 pub mod reload;
 pub(crate) mod standard;
+pub mod typed;
 
 pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, offline_compilers};
+pub use typed::{TypedMaterial, TypedMaterialError, TypedValue};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -239,8 +241,16 @@ impl CustomMaterial {
     pub(crate) fn adopt(&mut self, loaded: Arc<LoadedMaterial>) {
         let Ok(layout) = MaterialLayout::new(&loaded.desc) else { return };
         self.params = self.params.carry_over(&loaded.desc, &layout);
+        // An image stays bound where the new version has a texture parameter of that name
+        // and the same dimension.
+        let old = self.loaded.clone();
+        let type_in = |desc: &f3d_materials::MaterialDesc, name: &str| {
+            desc.parameters.iter().find(|p| p.name == name).map(|p| p.ty)
+        };
         self.textures.retain(|(name, _)| {
-            loaded.desc.parameters.iter().any(|p| p.name == *name && p.ty == ParamType::Texture2d)
+            let now = type_in(&loaded.desc, name);
+            now.is_some_and(ParamType::is_texture)
+                && old.as_ref().is_none_or(|old| type_in(&old.desc, name) == now)
         });
         self.loaded = Some(loaded);
         // What the app set before the first version arrived; a value the file does not take
