@@ -138,11 +138,13 @@ fn report(
     stats: Res<RenderStats>,
     settings: Res<Settings>,
     cubes: Query<&ViewVisibility, With<Cube>>,
+    mut times: Local<Vec<std::time::Duration>>,
 ) {
     for shot in shots.read() {
         if let Some(e) = &shot.error {
             println!("frame {}: screenshot failed: {e}", shot.frame);
         }
+        times.push(stats.last_frame_time);
         if stats.frames_rendered >= u64::from(settings.frames) {
             println!(
                 "frame time: {:.2} ms (mean of {} frames), {:.2} ms (last)",
@@ -150,6 +152,17 @@ fn report(
                 stats.frames_rendered,
                 stats.last_frame_time.as_secs_f64() * 1e3
             );
+            // The first frames build pipelines and upload; the steady figure leaves them out.
+            if times.len() > 3 {
+                let mut steady = times[3..].to_vec();
+                steady.sort_unstable();
+                let median = steady[steady.len() / 2];
+                println!(
+                    "steady frame time: {:.2} ms (median of frames 4 to {})",
+                    median.as_secs_f64() * 1e3,
+                    times.len()
+                );
+            }
             println!("device memory: {}", stats.memory);
             let culled = cubes.iter().filter(|v| !v.get()).count();
             println!("culled: {culled} of {} cubes", cubes.iter().len());

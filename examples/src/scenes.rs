@@ -31,6 +31,7 @@ pub const SCENES: &[(&str, SceneFn)] = &[
     ("msaa", msaa),
     ("vertex_hooks", vertex_hooks),
     ("light_hook", light_hook),
+    ("shader_materials", shader_materials),
 ];
 
 /// The scene called `name`.
@@ -568,4 +569,90 @@ pub fn bevy_lighting(world: &mut World) {
     if let Err(e) = world.run_system_once(crate::bevy_scenes::lighting) {
         f3d::bevy_log::error!("bevy_lighting: {e}");
     }
+}
+
+/// A WGSL shader material: a colour block lit by a fixed direction through `world_normal`,
+/// with a rim that brightens towards the silhouette's edge seen from +Z.
+const RIM_WGSL: &str = "struct Rim { color: vec4<f32>, rim: vec4<f32> }
+@group(1) @binding(0) var<uniform> rim: Rim;
+@fragment
+fn fs(@location(1) n: vec3<f32>) -> @location(0) vec4<f32> {
+    let normal = normalize(n);
+    let light = max(dot(normal, normalize(vec3<f32>(-0.4, 0.8, 0.5))), 0.0) * 0.8 + 0.2;
+    let edge = pow(1.0 - abs(normal.z), 3.0);
+    return vec4<f32>(rim.color.rgb * light + rim.rim.rgb * edge, 1.0);
+}
+";
+
+/// A GLSL shader material: an image by its `uv0`, tinted by the vertex colour.
+const PATTERN_GLSL: &str = "#version 450
+layout(location = 2) in vec2 uv;
+layout(location = 4) in vec4 tint;
+layout(location = 0) out vec4 o;
+layout(set = 1, binding = 0) uniform sampler2D pattern;
+void main() {
+    o = vec4(texture(pattern, uv * 3.0).rgb * tint.rgb, 1.0);
+}
+";
+
+/// A WGSL shader material reading the environment along the normal, plus a glow; drawn
+/// additively it brightens what is behind it.
+const SKY_GLOW_WGSL: &str = "struct Glow { color: vec4<f32> }
+@group(1) @binding(0) var<uniform> glow: Glow;
+@group(1) @binding(1) var environment_radiance: texture_cube<f32>;
+@group(1) @binding(2) var environment_radiance_sampler: sampler;
+@fragment
+fn fs(@location(1) n: vec3<f32>) -> @location(0) vec4<f32> {
+    let sky = textureSampleLevel(environment_radiance, environment_radiance_sampler, normalize(n), 0.0).rgb;
+    return vec4<f32>(sky * 0.6 + glow.color.rgb, 1.0);
+}
+";
+
+/// Raw fragment shaders as materials (`ShaderMaterial`): WGSL and GLSL, a uniform block and a
+/// texture bound by name, the environment on and off, additive blending and front culling,
+/// on meshes that cast shadows through the engine's own vertex stages.
+pub fn shader_materials(world: &mut World) {
+    use f3d::f3d_materials::format::{Blending, Culling};
+    camera(world, Vec3::new(0.0, 2.2, 4.6), Vec3::new(0.0, 0.5, 0.0), ());
+    sun(world, Vec3::new(-3.0, 5.0, 3.0), Some(shadow_box(4.0)));
+    world.spawn(Environment::default());
+    ground(world, 10.0, srgb(0.55, 0.56, 0.58));
+    let floats = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|f| f.to_le_bytes()).collect() };
+    let made = |m: Result<ShaderMaterial, f3d::f3d_materials::MaterialError>| {
+        m.unwrap_or_else(|e| panic!("an example shader: {}", e.diagnostic()))
+    };
+
+    let mut rim = made(ShaderMaterial::from_wgsl("rim.wgsl", RIM_WGSL));
+    let _ = rim.set_block("Rim", &floats(&[0.7, 0.18, 0.08, 1.0, 0.2, 0.5, 1.0, 0.0]));
+    let checker = world.resource_mut::<Assets<Image>>().add(ImageData::checker(
+        32,
+        4,
+        [230, 230, 220, 255],
+        [40, 40, 60, 255],
+    ));
+    let mut pattern = made(ShaderMaterial::from_glsl("pattern.frag", PATTERN_GLSL));
+    let _ = pattern.set_image("pattern", checker);
+    let mut glow = made(ShaderMaterial::from_wgsl("sky_glow.wgsl", SKY_GLOW_WGSL));
+    let _ = glow.set_block("Glow", &floats(&[0.05, 0.02, 0.0, 1.0]));
+    let dark_glow = glow.clone().with_environment(false).with_blending(Blending::Additive);
+    // The torus's inside faces only: front faces culled.
+    let inside = pattern.clone().with_culling(Culling::Front);
+
+    let sphere = mesh(world, Sphere::new(0.45).mesh().uv(48, 24));
+    let cube = mesh(world, Cuboid::from_length(0.8));
+    let torus = mesh(world, Torus::new(0.25, 0.5).mesh().major_resolution(48).minor_resolution(24));
+    let add = |world: &mut World, mesh: &Handle<Mesh>, m: ShaderMaterial, at: Transform| {
+        let m = world.resource_mut::<Assets<ShaderMaterial>>().add(m);
+        world.spawn((Mesh3d(mesh.clone()), MeshMaterial3d(m), at));
+    };
+    add(world, &sphere, rim, Transform::from_xyz(-1.6, 0.45, 0.0));
+    add(
+        world,
+        &cube,
+        pattern,
+        Transform::from_xyz(-0.3, 0.4, -0.2).with_rotation(Quat::from_rotation_y(0.6)),
+    );
+    add(world, &sphere, glow, Transform::from_xyz(0.9, 0.45, 0.3));
+    add(world, &sphere, dark_glow, Transform::from_xyz(1.9, 0.45, -0.4));
+    add(world, &torus, inside, Transform::from_xyz(0.2, 0.3, 1.3));
 }

@@ -137,7 +137,7 @@ pub use error::{MaterialError, ParameterError};
 pub use format::{LoadedMaterial, MaterialDesc, ParamType, parse_material, read_material};
 pub use layout::{BlockLayout, MaterialLayout, MemberLayout, ParamSlot};
 pub use params::{MaterialParameters, Value};
-pub use shader_material::{ShaderLanguage, ShaderMaterial};
+pub use shader_material::{SHADER_MATERIAL_ENGINE_BINDINGS, ShaderLanguage, ShaderMaterial};
 pub use source::{Location, SourceText};
 pub use store::{
     ChangeSignal, MaterialSourceId, MaterialStore, MaterialVersion, StoreEvent, WatchSettings, one_line_error,

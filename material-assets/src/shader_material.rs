@@ -138,6 +138,11 @@ impl ShaderMaterial {
                 .unwrap_or_else(|| file.location(0, 1));
             MaterialError::Shader { at, message: error_chain(&*e), notes: Vec::new() }
         })?;
+        let located = |offset: usize, len: usize| match map {
+            Some(m) => m.location(offset, len).unwrap_or_else(|| file.location(0, 1)),
+            None => file.location(offset, len),
+        };
+        check_contract(validated.module(), &entry_point, file, map.is_none(), &located)?;
         let blocks = uniform_blocks(validated.module());
         Ok(Self { label: label.to_owned(), module: Arc::new(validated), entry_point, blocks })
     }
@@ -174,6 +179,202 @@ impl ShaderMaterial {
     pub fn bindings(&self) -> Result<Vec<BindingInfo>, reflect::ReflectError> {
         reflect::stage_bindings(&self.module, ShaderStage::Fragment, &self.entry_point)
     }
+}
+
+/// The textures an engine binds into a shader material by name: the environment's radiance
+/// cube and its sampler (the material's `environment` switch says whether they hold the
+/// scene's environment or black).
+pub const SHADER_MATERIAL_ENGINE_BINDINGS: &[&str] =
+    &["environment_radiance", "environment_radiance_sampler"];
+
+/// What a shader material's fragment stage may take and give (DESIGN §5): the engine's
+/// varyings at their locations and types ([`ENGINE_VARYINGS`](crate::library::ENGINE_VARYINGS)),
+/// one `vec4<f32>` colour at location 0, and its own bindings in the material group (1) only:
+/// uniform blocks, float textures (2D or cube) and filtering samplers, none named like the
+/// engine's view bindings except [`SHADER_MATERIAL_ENGINE_BINDINGS`].
+fn check_contract(
+    module: &naga::Module,
+    entry_point: &str,
+    file: &SourceText,
+    wgsl: bool,
+    located: &dyn Fn(usize, usize) -> crate::source::Location,
+) -> Result<(), MaterialError> {
+    use crate::library::{ENGINE_VARYINGS, VIEW_BINDINGS, groups};
+    let refuse = |at, message: String| MaterialError::Shader { at, message, notes: Vec::new() };
+    let Some(ep) = module.entry_points.iter().find(|e| e.name == entry_point) else { return Ok(()) };
+    // Every located input: (location, type) from arguments and struct members alike.
+    let mut inputs = Vec::new();
+    for arg in &ep.function.arguments {
+        match (&arg.binding, &module.types[arg.ty].inner) {
+            (Some(naga::Binding::Location { location, .. }), _) => inputs.push((*location, arg.ty)),
+            (None, naga::TypeInner::Struct { members, .. }) => {
+                for m in members {
+                    if let Some(naga::Binding::Location { location, .. }) = m.binding {
+                        inputs.push((location, m.ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (location, ty) in inputs {
+        let at = location_declaration(file, location, true, wgsl);
+        let found = type_text(module, ty);
+        match ENGINE_VARYINGS.iter().find(|(_, l, _)| *l == location) {
+            Some((_, _, want)) if found == *want => {}
+            Some((name, _, want)) => {
+                return Err(refuse(
+                    at,
+                    format!(
+                        "fragment input @location({location}) is the engine's `{name}`, a {want}, not a {found}"
+                    ),
+                ));
+            }
+            None => {
+                let known: Vec<String> =
+                    ENGINE_VARYINGS.iter().map(|(n, l, t)| format!("{l} {n}: {t}")).collect();
+                return Err(refuse(
+                    at,
+                    format!(
+                        "fragment input @location({location}) is not an engine varying (the engine gives {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    // The output: one colour at location 0.
+    let mut outputs = Vec::new();
+    if let Some(result) = &ep.function.result {
+        match (&result.binding, &module.types[result.ty].inner) {
+            (Some(naga::Binding::Location { location, .. }), _) => outputs.push((*location, result.ty)),
+            (None, naga::TypeInner::Struct { members, .. }) => {
+                for m in members {
+                    if let Some(naga::Binding::Location { location, .. }) = m.binding {
+                        outputs.push((location, m.ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match outputs.as_slice() {
+        [(0, ty)] if type_text(module, *ty) == "vec4<f32>" => {}
+        _ => {
+            let at = outputs.iter().find(|(l, _)| *l != 0).map_or_else(
+                || location_declaration(file, 0, false, wgsl),
+                |(l, _)| location_declaration(file, *l, false, wgsl),
+            );
+            return Err(refuse(at, "a shader material writes one vec4<f32> colour at @location(0)".into()));
+        }
+    }
+    // Bindings: the material group only, and only what the renderer binds there.
+    for (handle, var) in module.global_variables.iter() {
+        let Some(binding) = &var.binding else { continue };
+        let name = var.name.clone().unwrap_or_default();
+        let span = module.global_variables.get_span(handle).to_range().unwrap_or(0..1);
+        let at = located(span.start, span.len().max(1));
+        let engine = VIEW_BINDINGS.iter().any(|(n, _)| *n == name);
+        if engine && !SHADER_MATERIAL_ENGINE_BINDINGS.contains(&name.as_str()) {
+            return Err(refuse(
+                at,
+                format!(
+                    "`{name}` is one of the engine's view bindings; a shader material reads its own blocks and \
+                     textures, and `environment_radiance` with its sampler"
+                ),
+            ));
+        }
+        if binding.group != groups::MATERIAL {
+            return Err(refuse(
+                at,
+                format!(
+                    "`{name}` is in group {}; a shader material's bindings are in group {} (group {} is the \
+                     view's, group {} the draw's)",
+                    binding.group,
+                    groups::MATERIAL,
+                    groups::VIEW,
+                    groups::DRAW
+                ),
+            ));
+        }
+        let supported = match (&var.space, &module.types[var.ty].inner) {
+            (naga::AddressSpace::Uniform, _) => true,
+            (
+                _,
+                naga::TypeInner::Image {
+                    class: naga::ImageClass::Sampled { kind, multi: false },
+                    dim,
+                    arrayed: false,
+                },
+            ) => {
+                *kind == naga::ScalarKind::Float
+                    && matches!(dim, naga::ImageDimension::D2 | naga::ImageDimension::Cube)
+            }
+            (_, naga::TypeInner::Sampler { comparison }) => !comparison,
+            _ => false,
+        };
+        if !supported {
+            return Err(refuse(
+                at,
+                format!(
+                    "`{name}`: a shader material binds uniform blocks, float 2D or cube textures and filtering \
+                     samplers, not {}",
+                    type_text(module, var.ty)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A type as WGSL spells it, for the contract's messages (`vec3<f32>`).
+fn type_text(module: &naga::Module, ty: naga::Handle<naga::Type>) -> String {
+    let scalar = |s: naga::Scalar| match (s.kind, s.width) {
+        (naga::ScalarKind::Float, 4) => "f32".to_owned(),
+        (naga::ScalarKind::Sint, 4) => "i32".to_owned(),
+        (naga::ScalarKind::Uint, 4) => "u32".to_owned(),
+        (naga::ScalarKind::Bool, _) => "bool".to_owned(),
+        (kind, width) => format!("{kind:?}{}", width * 8),
+    };
+    match &module.types[ty].inner {
+        naga::TypeInner::Scalar(s) => scalar(*s),
+        naga::TypeInner::Vector { size, scalar: s } => format!("vec{}<{}>", *size as u8, scalar(*s)),
+        other => module.types[ty].name.clone().unwrap_or_else(|| format!("{other:?}")),
+    }
+}
+
+/// Where the user declared the input (or output) at `location`: the first `@location(N)`
+/// followed by a `name:` (WGSL inputs) or not (outputs), or `layout(location = N) in|out`
+/// (GLSL); the file's start when none is found.
+fn location_declaration(
+    file: &SourceText,
+    location: u32,
+    input: bool,
+    wgsl: bool,
+) -> crate::source::Location {
+    let text = file.text();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let found = if wgsl {
+            let tag = format!("@location({location})");
+            line.find(&tag).filter(|&i| {
+                let rest = line[i + tag.len()..].trim_start();
+                let is_input = rest.split([',', ')']).next().is_some_and(|p| p.contains(':'));
+                is_input == input
+            })
+        } else {
+            let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            let tag = format!("location={location})");
+            let qualifier = if input { ")in" } else { ")out" };
+            (squeezed.contains(&tag) && squeezed.contains(&format!("{location}{qualifier}")))
+                .then(|| line.find("layout").unwrap_or(0))
+        };
+        if let Some(i) = found {
+            return file.location(offset + i, line.trim_end().len().saturating_sub(i).max(1));
+        }
+        offset += line.len();
+    }
+    file.location(0, 1)
 }
 
 /// Refuses code that nests too deep for naga (see [`nesting`]), at the place it does.

@@ -1573,14 +1573,14 @@ const WGSL_SHADER: &str = "struct Tint { color: vec4<f32>, gain: f32 }
 @group(1) @binding(1) var albedo: texture_2d<f32>;
 @group(1) @binding(2) var albedo_sampler: sampler;
 @fragment
-fn fs(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+fn fs(@location(2) uv: vec2<f32>) -> @location(0) vec4<f32> {
     let c = textureSample(albedo, albedo_sampler, uv);
     return tint.color * c * tint.gain;
 }
 ";
 
 const GLSL_SHADER: &str = "#version 450
-layout(location = 0) in vec2 uv;
+layout(location = 2) in vec2 uv;
 layout(location = 0) out vec4 color;
 layout(set = 1, binding = 0) uniform Block { vec4 tint; float gain; mat4 m; };
 layout(set = 1, binding = 1) uniform sampler2D albedo;

@@ -152,8 +152,8 @@ pub mod prelude {
     pub use crate::gltf::{Gltf, GltfAssetLabel, GltfMesh, GltfScene, GltfSceneRoot, GltfSceneStatus};
     pub use crate::light::ShadowBox;
     pub use crate::material::{
-        AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, StandardMaterial,
-        TypedMaterial,
+        AlphaMode, CustomMaterial, HotReload, MaterialEvent, MaterialWatch, MeshMaterial3d, ShaderMaterial,
+        StandardMaterial, TypedMaterial,
     };
     pub use crate::plugin::F3dRenderPlugin;
     pub use crate::render::graph::{FrameGraph, ViewGraph};

@@ -5,7 +5,7 @@
 //! app with Bevy's own plugin set keeps its configuration): `TaskPoolPlugin`, `AssetPlugin`,
 //! `ImagePlugin` (with its loaders for PNG, JPEG, HDR and KTX2), `MeshPlugin`,
 //! `TransformPlugin`, `CameraPlugin` (visibility and frustum culling) and `LightPlugin`. The
-//! plugin registers `StandardMaterial` and `CustomMaterial` as assets and fills in each
+//! plugin registers `StandardMaterial`, `CustomMaterial` and `ShaderMaterial` as assets and fills in each
 //! camera's target size and projection (see [`crate::camera`]).
 
 use std::sync::Arc;
@@ -25,7 +25,8 @@ use f3d_hal::{DeviceRegistry, DeviceRequest, GraphicsDevice};
 
 use crate::material::loader::{CustomMaterialLoader, MaterialLoaderBudget, carry_reloaded_values};
 use crate::material::{
-    CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, StandardMaterial,
+    CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, ShaderMaterial,
+    StandardMaterial,
 };
 use crate::passes;
 use crate::render::extract::{
@@ -152,7 +153,7 @@ pub fn open_device(
 impl Plugin for F3dRenderPlugin {
     fn build(&self, app: &mut App) {
         add_scene_plugins(app);
-        app.init_asset::<StandardMaterial>().init_asset::<CustomMaterial>();
+        app.init_asset::<StandardMaterial>().init_asset::<CustomMaterial>().init_asset::<ShaderMaterial>();
         // glTF scenes (`Gltf` assets, the `.gltf`/`.glb` loader, `GltfSceneRoot` spawning).
         if !app.is_plugin_added::<crate::gltf::GltfPlugin>() {
             app.add_plugins(crate::gltf::GltfPlugin);

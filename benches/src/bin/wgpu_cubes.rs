@@ -368,6 +368,7 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
     let mut cube_bytes = vec![0u8; (n * stride) as usize];
 
     let (mut total, mut last) = (Duration::ZERO, Duration::ZERO);
+    let mut times = Vec::new();
     let mut image = Vec::new();
     for frame in 0..args.frames {
         let start = Instant::now();
@@ -445,6 +446,7 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
         // The frame is done once the GPU is; keeping the last one's pixels is not timed.
         last = start.elapsed();
         total += last;
+        times.push(last);
         if frame + 1 == args.frames && args.out.is_some() {
             let mapped = readback.get_mapped_range(..).map_err(|e| format!("reading the readback: {e}"))?;
             image = mapped
@@ -461,6 +463,17 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
         args.frames,
         last.as_secs_f64() * 1e3
     );
+    // The first frames build pipelines and upload; the steady figure leaves them out.
+    if times.len() > 3 {
+        let mut steady = times[3..].to_vec();
+        steady.sort_unstable();
+        let median = steady[steady.len() / 2];
+        println!(
+            "steady frame time: {:.2} ms (median of frames 4 to {})",
+            median.as_secs_f64() * 1e3,
+            times.len()
+        );
+    }
     if let Some(path) = &args.out {
         // f3d's PNG writer (the image only; nothing timed goes through the engine).
         f3d::screenshot::write_png(path, width, height, &image)

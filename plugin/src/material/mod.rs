@@ -17,10 +17,12 @@
 
 pub mod loader;
 pub mod reload;
+pub mod shader;
 pub(crate) mod standard;
 pub mod typed;
 
 pub use reload::{HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, offline_compilers};
+pub use shader::{ShaderMaterial, ShaderMaterialError};
 pub use typed::{TypedMaterial, TypedMaterialError, TypedValue};
 
 use std::path::{Path, PathBuf};
@@ -399,6 +401,12 @@ impl Material for CustomMaterial {
     }
 }
 
+impl Material for ShaderMaterial {
+    fn source(&self) -> MaterialSource {
+        MaterialSource::Shader(self.clone())
+    }
+}
+
 /// A material as extracted into the render world.
 #[derive(Clone, Debug)]
 pub enum MaterialSource {
@@ -406,6 +414,8 @@ pub enum MaterialSource {
     Standard(StandardMaterial),
     /// A `.ron` material.
     Custom(CustomMaterial),
+    /// A raw fragment shader.
+    Shader(ShaderMaterial),
 }
 
 /// The material a [`Mesh3d`](bevy_mesh::Mesh3d) entity is drawn with (Bevy's name and shape:

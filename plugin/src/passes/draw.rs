@@ -78,6 +78,11 @@ pub fn draw_items(
                     BoundArray::Storage(buffer) => encoder.bind_storage_buffer_at(slot, buffer),
                 };
             }
+            for (name, slot) in &pipeline.slots.blocks {
+                if let Some((_, bytes)) = material.blocks.iter().find(|(n, _)| n == name) {
+                    encoder.bind_uniform_block_at(*slot, bytes.as_slice());
+                }
+            }
             for (name, t, s) in &pipeline.slots.textures {
                 if let Some((_, texture)) = material.textures.iter().find(|(n, _)| n == name) {
                     encoder.bind_texture_at(*t, texture);

@@ -42,7 +42,9 @@ use crate::camera::{Msaa, Tonemapping, clip_from_view, exposure_multiplier, targ
 use crate::environment::Environment;
 use crate::image::ImageData;
 use crate::light::{ShadowBox, ShadowSettings};
-use crate::material::{CustomMaterial, Material, MaterialSource, MeshMaterial3d, StandardMaterial};
+use crate::material::{
+    CustomMaterial, Material, MaterialSource, MeshMaterial3d, ShaderMaterial, StandardMaterial,
+};
 use crate::mesh::MeshData;
 use crate::render::prepare::RenderMaterials;
 use crate::resources::{FrameClock, RenderSettings};
@@ -267,7 +269,7 @@ pub struct RenderAssetIds {
     pub meshes: AssetSlots,
     /// `Image` ids.
     pub images: AssetSlots,
-    /// Material ids (`StandardMaterial` and `CustomMaterial` share one space).
+    /// Material ids (`StandardMaterial`, `CustomMaterial` and `ShaderMaterial` share one space).
     pub materials: AssetSlots,
 }
 
@@ -458,6 +460,7 @@ pub struct AssetCursors {
     images: MessageCursor<AssetEvent<Image>>,
     standard: MessageCursor<AssetEvent<StandardMaterial>>,
     custom: MessageCursor<AssetEvent<CustomMaterial>>,
+    shader: MessageCursor<AssetEvent<ShaderMaterial>>,
 }
 
 /// The ids of `A` added or edited since the last look (or every asset after a device loss),
@@ -524,6 +527,7 @@ pub fn extract_assets(
     }
     materials_of::<StandardMaterial>(&main, &mut cursors.standard, every, ids, out);
     materials_of::<CustomMaterial>(&main, &mut cursors.custom, every, ids, out);
+    materials_of::<ShaderMaterial>(&main, &mut cursors.shader, every, ids, out);
 }
 
 fn materials_of<M: Material>(
@@ -548,6 +552,7 @@ type InstanceData = (
     &'static Mesh3d,
     Option<&'static MeshMaterial3d<StandardMaterial>>,
     Option<&'static MeshMaterial3d<CustomMaterial>>,
+    Option<&'static MeshMaterial3d<ShaderMaterial>>,
     &'static GlobalTransform,
     Option<&'static ViewVisibility>,
     Has<NotShadowCaster>,
@@ -580,13 +585,14 @@ pub fn extract_instances(
         let query = touched_state.query(&main);
         for &entity in touched.iter() {
             match query.get(entity) {
-                Ok((mesh, standard, custom, transform, visibility, no_shadow))
+                Ok((mesh, standard, custom, shader, transform, visibility, no_shadow))
                     if visibility.is_none_or(|v| v.get()) =>
                 {
-                    let material = match (standard, custom) {
-                        (Some(m), _) => m.0.id().untyped(),
-                        (None, Some(m)) => m.0.id().untyped(),
-                        (None, None) => {
+                    let material = match (standard, custom, shader) {
+                        (Some(m), _, _) => m.0.id().untyped(),
+                        (None, Some(m), _) => m.0.id().untyped(),
+                        (None, None, Some(m)) => m.0.id().untyped(),
+                        (None, None, None) => {
                             instances.remove(entity);
                             continue;
                         }

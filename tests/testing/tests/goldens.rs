@@ -38,6 +38,7 @@ goldens!(
     msaa,
     vertex_hooks,
     light_hook,
+    shader_materials,
 );
 
 /// Every scene has a golden test above.
@@ -49,5 +50,5 @@ fn every_scene_has_a_golden() {
             "{name} has no golden"
         );
     }
-    assert_eq!(f3d_examples::SCENES.len(), 17, "add the new scene to the goldens! list");
+    assert_eq!(f3d_examples::SCENES.len(), 18, "add the new scene to the goldens! list");
 }

@@ -276,7 +276,7 @@ pub fn prepare_frame(
                         Some((name.clone(), t))
                     })
                     .collect();
-                Arc::new(BoundMaterial { array, textures })
+                Arc::new(BoundMaterial { array, textures, blocks: material.blocks.clone() })
             })
             .clone();
         let shader = &material.shader;

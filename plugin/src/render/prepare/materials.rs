@@ -92,6 +92,10 @@ pub struct MaterialShader {
     pub slots: u32,
     /// Bytes from one slot's block to the next.
     pub stride: u32,
+    /// For a [`ShaderMaterial`](crate::material::ShaderMaterial): its fragment shader, which
+    /// replaces the colour variant's (`loaded` is then an unlit carrier with the material's
+    /// render state, whose vertex stages, depth and shadow variants draw it).
+    pub raw: Option<Arc<f3d_materials::ShaderMaterial>>,
     budget: u32,
     /// Which variants failed to compile and were reported (each once).
     reported: [AtomicBool; 3],
@@ -116,7 +120,7 @@ impl MaterialShader {
             None => 0,
         };
         let stride = layout.as_ref().and_then(MaterialLayout::slot_stride).unwrap_or(0);
-        Self { id, loaded, slots, stride, budget, reported: Default::default() }
+        Self { id, loaded, slots, stride, raw: None, budget, reported: Default::default() }
     }
 
     /// The compiled variant (instanced, with the material array), or `None` when it does not
@@ -186,6 +190,8 @@ pub struct GpuMaterial {
     pub needs_scene_color: bool,
     /// Whether it reads the opaque scene's depth.
     pub needs_scene_depth: bool,
+    /// A shader material's uniform blocks (variable name, bytes).
+    pub blocks: Vec<(String, Arc<Vec<u8>>)>,
 }
 
 impl GpuMaterial {
@@ -201,6 +207,7 @@ pub struct RenderMaterials {
     slots: Vec<Option<Arc<GpuMaterial>>>,
     standard: HashMap<StandardKey, Arc<MaterialShader>>,
     custom: HashMap<usize, (Arc<LoadedMaterial>, Arc<MaterialShader>)>,
+    raw: HashMap<RawKey, (Arc<f3d_materials::ShaderMaterial>, Arc<MaterialShader>)>,
     next_id: u64,
     /// The material-array budget of the device ([`material_array_budget`]).
     budget: u32,
@@ -255,6 +262,28 @@ impl RenderMaterials {
         shader
     }
 
+    /// The shader of a shader material: its fragment shader over an unlit carrier with its
+    /// render state, one per (fragment shader, state).
+    fn shader_for_raw(&mut self, m: &crate::material::ShaderMaterial) -> Option<Arc<MaterialShader>> {
+        let key = RawKey {
+            shader: Arc::as_ptr(m.shader()) as usize,
+            blending: m.blending,
+            culling: m.culling,
+            depth: m.depth,
+        };
+        if let Some((_, s)) = self.raw.get(&key) {
+            return Some(s.clone());
+        }
+        let carrier = raw_carrier(m).map_err(|e| bevy_log::error!("{e}")).ok()?;
+        self.next_id += 1;
+        let mut shader = MaterialShader::new(self.next_id, Arc::new(carrier), self.budget);
+        shader.raw = Some(m.shader().clone());
+        let shader = Arc::new(shader);
+        // The fragment shader is kept alive with the entry, so its address stays unique.
+        self.raw.insert(key, (m.shader().clone(), shader.clone()));
+        Some(shader)
+    }
+
     /// Forgets the shader made for `loaded` (a version a hot reload replaced) and answers its
     /// id, so the pipeline cache can drop that shader's pipelines and no other.
     pub fn forget_custom(&mut self, loaded: &Arc<LoadedMaterial>) -> Option<u64> {
@@ -269,6 +298,7 @@ impl RenderMaterials {
     ) -> Option<GpuMaterial> {
         match material {
             MaterialSource::Standard(m) => self.prepare_standard(m, images),
+            MaterialSource::Shader(m) => self.prepare_raw(m, images),
             MaterialSource::Custom(m) => {
                 let shader = self.shader_for_custom(m.loaded()?, store);
                 let desc = &shader.loaded.desc;
@@ -292,10 +322,40 @@ impl RenderMaterials {
                     blending: desc.blending,
                     needs_scene_color: desc.engine_inputs.contains(&EngineInput::SceneColor),
                     needs_scene_depth: desc.engine_inputs.contains(&EngineInput::SceneDepth),
+                    blocks: Vec::new(),
                     shader,
                 })
             }
         }
+    }
+
+    fn prepare_raw(
+        &mut self,
+        m: &crate::material::ShaderMaterial,
+        images: &mut AssetSlots,
+    ) -> Option<GpuMaterial> {
+        let shader = self.shader_for_raw(m)?;
+        let mut textures: Vec<(String, TextureSource)> = m
+            .textures()
+            .map(|(name, cube)| {
+                let ty = if cube { ParamType::TextureCube } else { ParamType::Texture2d };
+                let slot = m.images().iter().find(|(n, _)| n == name).map(|(_, h)| images.slot(h.id()));
+                (name.to_owned(), TextureSource::of(ty, slot, [255; 4]))
+            })
+            .collect();
+        if !m.environment {
+            // Bound after the view's own, so the shader sees black instead of the scene's.
+            textures.push((ENVIRONMENT.to_owned(), TextureSource::CubeTexel([0, 0, 0, 255])));
+        }
+        Some(GpuMaterial {
+            block: Vec::new(),
+            textures,
+            blending: m.blending,
+            needs_scene_color: false,
+            needs_scene_depth: false,
+            blocks: m.blocks().iter().map(|(n, b)| (n.clone(), Arc::new(b.clone()))).collect(),
+            shader,
+        })
     }
 
     fn prepare_standard(&mut self, m: &StandardMaterial, images_ids: &mut AssetSlots) -> Option<GpuMaterial> {
@@ -324,9 +384,42 @@ impl RenderMaterials {
             blending: desc.blending,
             needs_scene_color: false,
             needs_scene_depth: false,
+            blocks: Vec::new(),
             shader,
         })
     }
+}
+
+/// The engine texture a shader material samples as its environment.
+const ENVIRONMENT: &str = "environment_radiance";
+
+/// What one shader material's pipelines depend on besides its fragment shader's identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct RawKey {
+    shader: usize,
+    blending: Blending,
+    culling: f3d_materials::format::Culling,
+    depth: Option<f3d_materials::format::DepthState>,
+}
+
+/// The unlit material whose vertex stages draw a shader material: no parameters, an empty
+/// surface, the shader material's render state.
+fn raw_carrier(m: &crate::material::ShaderMaterial) -> Result<LoadedMaterial, String> {
+    let depth = m.depth.map_or_else(String::new, |d| {
+        format!("    depth: (write: {}, compare: {:?}),\n", d.write, d.compare)
+    });
+    let text = format!(
+        "Material(\n    name: {:?},\n    shading_model: Unlit,\n    blending: {:?},\n    culling: {:?},\n{depth}    fragment: \"fn surface(m: ptr<function, MaterialInputs>) {{}}\",\n)\n",
+        m.shader().label(),
+        m.blending,
+        m.culling,
+    );
+    f3d_materials::parse_material(std::path::Path::new(m.shader().label()), text.as_bytes()).map_err(
+        |errors| {
+            let first = errors.first().map_or_else(String::new, |e| e.diagnostic());
+            format!("shader material `{}`: its carrier does not parse: {first}", m.shader().label())
+        },
+    )
 }
 
 /// Prepares materials that changed and places them in their tables (runs in extraction, after

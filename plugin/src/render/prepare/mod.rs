@@ -64,6 +64,8 @@ pub struct BoundMaterial {
     pub array: BoundArray,
     /// (parameter name, texture).
     pub textures: Vec<(String, TextureHandle)>,
+    /// A shader material's uniform blocks: (variable name, bytes).
+    pub blocks: Vec<(String, Arc<Vec<u8>>)>,
 }
 
 /// What the view binds in every pass: textures and samplers of group 0.

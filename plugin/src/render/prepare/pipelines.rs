@@ -39,6 +39,8 @@ pub struct PipelineSlots {
     pub material_params: Option<BindingSlot>,
     /// Each material texture: (parameter name, texture slot, sampler slot).
     pub textures: Vec<(String, BindingSlot, Option<BindingSlot>)>,
+    /// A shader material's uniform blocks: (variable name, slot).
+    pub blocks: Vec<(String, BindingSlot)>,
 }
 
 impl PipelineSlots {
@@ -61,6 +63,7 @@ impl PipelineSlots {
                 .iter()
                 .filter_map(|n| layout.slot(n).map(|s| (n.clone(), s, layout.slot(&format!("{n}_sampler")))))
                 .collect(),
+            blocks: Vec::new(),
         }
     }
 }
@@ -268,7 +271,20 @@ fn make_material_pipeline(
     };
     let material_array = compiled.material_slots > 0;
     let vertex = make(ShaderStage::Vertex, compiled.vertex_entry)?;
-    let fragment = make(ShaderStage::Fragment, compiled.fragment_entry)?;
+    // A shader material's colour pass runs its own fragment shader after the carrier's
+    // vertex stage; its depth and shadow variants are the carrier's.
+    let raw = shader.raw.as_ref().filter(|_| key.variant == Variant::Color);
+    let fragment = match raw {
+        Some(raw) => device
+            .create_shader(&ShaderDescriptor {
+                label: raw.label().to_owned(),
+                module: raw.module().clone(),
+                stage: ShaderStage::Fragment,
+                entry_point: raw.entry_point().into(),
+            })
+            .map_err(|e| e.to_string())?,
+        None => make(ShaderStage::Fragment, compiled.fragment_entry)?,
+    };
     let handle = device
         .create_pipeline(&PipelineDescriptor {
             label: format!("{} ({})", shader.loaded.desc.name, key.variant.name()),
@@ -290,8 +306,25 @@ fn make_material_pipeline(
             multiview: None,
         })
         .map_err(|e| e.to_string())?;
-    let texture_params: Vec<String> =
+    let mut texture_params: Vec<String> =
         shader.loaded.desc.parameters.iter().filter(|p| p.ty.is_texture()).map(|p| p.name.clone()).collect();
-    let slots = PipelineSlots::resolve(&handle, &texture_params);
+    let mut blocks = Vec::new();
+    if let Some(raw) = raw {
+        // Every texture by name (the environment too: a material that switches it off binds
+        // black over the view's), and every uniform block.
+        for b in raw.bindings().unwrap_or_default() {
+            match b.kind {
+                f3d_hal::BindingKind::Texture { .. } => texture_params.push(b.name),
+                f3d_hal::BindingKind::UniformBlock { .. } => {
+                    if let Some(slot) = handle.slot(&b.name) {
+                        blocks.push((b.name, slot));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut slots = PipelineSlots::resolve(&handle, &texture_params);
+    slots.blocks = blocks;
     Ok(GpuPipeline { handle, slots, material_array })
 }

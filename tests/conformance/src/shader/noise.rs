@@ -68,9 +68,9 @@ fn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<TYPE> {
 /// coordinate, no difference of two and no skewed coordinate is near an integer.
 fn point(i: u32) -> [f32; 3] {
     [
-        (i % W) as f32 * 0.625 + 0.0654296875,
-        (i / W) as f32 * 1.125 - 3.9892578125,
-        i as f32 * 0.0625 - 2.9794921875,
+        (i % W) as f32 * 0.625 + 67.0 / 1024.0,
+        (i / W) as f32 * 1.125 - 4085.0 / 1024.0,
+        i as f32 * 0.0625 - 3051.0 / 1024.0,
     ]
 }
 
