@@ -3,7 +3,8 @@
 //! parameter in one axis direction (`face` 0–5: +X, −X, +Y, −Y, +Z, −Z). The cube image has a
 //! colour per face, so each square must show exactly its face's colour; a seventh square has no
 //! image bound and shows the parameter's `DefaultWhite` fallback cube, and an eighth has a 2D
-//! image bound to the cube parameter, which is refused (logged) and draws the same white.
+//! image bound to the cube parameter, which is refused (logged) and draws the same white; a
+//! ninth gives the cube image to another material's 2D parameter, refused and white too.
 //! On soft, wgpu and vulkan, against the sRGB bytes given (`Tonemapping::None`, so an unlit
 //! sRGB colour comes out as those bytes within rounding).
 
@@ -31,10 +32,22 @@ fn surface(m: ptr<function, MaterialInputs>) {
 ",
 )"#;
 
+/// A 2D parameter, to which a cube image is given (refused when drawn: white).
+const FLAT: &str = r#"Material(
+    name: "Flat",
+    shading_model: Unlit,
+    parameters: [(name: "picture", type: Texture2d, hint: DefaultWhite)],
+    fragment: r"
+fn surface(m: ptr<function, MaterialInputs>) {
+    (*m).base_color = vec4<f32>(textureSample(picture, picture_sampler, uv0()).rgb, 1.0);
+}
+",
+)"#;
+
 /// The faces' colours (sRGB bytes), in the order +X, −X, +Y, −Y, +Z, −Z.
 const FACES: [[u8; 3]; 6] =
     [[200, 40, 40], [40, 200, 40], [40, 40, 200], [200, 200, 40], [40, 200, 200], [200, 40, 200]];
-const CELLS: u32 = 8;
+const CELLS: u32 = 9;
 /// Pixels per cell (one world unit).
 const CELL: u32 = 16;
 const TOLERANCE: u8 = 6;
@@ -50,7 +63,7 @@ fn scene(world: &mut World) {
         ImageFormat::Rgba8Srgb,
     ));
     let square = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(0.8, 0.8));
-    for cell in 0..CELLS {
+    for cell in 0..CELLS - 1 {
         let mut material = material_from_text("cube_faces", CUBE_FACES);
         material.set_int("face", cell.min(5) as i32).expect("the face parameter");
         match cell {
@@ -69,6 +82,12 @@ fn scene(world: &mut World) {
         let x = cell as f32 + 0.5 - CELLS as f32 / 2.0;
         world.spawn((Mesh3d(square.clone()), MeshMaterial3d(material), Transform::from_xyz(x, 0.0, 0.0)));
     }
+    // The ninth: a cube image given to a 2D parameter, refused when drawn.
+    let mut flat = material_from_text("flat", FLAT);
+    flat.set_image("picture", cube_image).expect("the setter takes any image");
+    let flat = world.resource_mut::<Assets<CustomMaterial>>().add(flat);
+    let x = (CELLS - 1) as f32 + 0.5 - CELLS as f32 / 2.0;
+    world.spawn((Mesh3d(square), MeshMaterial3d(flat), Transform::from_xyz(x, 0.0, 0.0)));
     top_down_camera(world, Vec3::ZERO, CELLS as f32, 1.0);
 }
 
