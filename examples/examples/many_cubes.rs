@@ -152,17 +152,7 @@ fn report(
                 stats.frames_rendered,
                 stats.last_frame_time.as_secs_f64() * 1e3
             );
-            // The first frames build pipelines and upload; the steady figure leaves them out.
-            if times.len() > 3 {
-                let mut steady = times[3..].to_vec();
-                steady.sort_unstable();
-                let median = steady[steady.len() / 2];
-                println!(
-                    "steady frame time: {:.2} ms (median of frames 4 to {})",
-                    median.as_secs_f64() * 1e3,
-                    times.len()
-                );
-            }
+            f3d_examples::cli::print_steady_median(&times);
             println!("device memory: {}", stats.memory);
             let culled = cubes.iter().filter(|v| !v.get()).count();
             println!("culled: {culled} of {} cubes", cubes.iter().len());

@@ -279,3 +279,31 @@ pub fn quit_on_escape(keys: Res<ButtonInput<KeyCode>>, mut exit: MessageWriter<A
         exit.write(AppExit::Success);
     }
 }
+
+/// The steady frame time of a run: the median of the frame times after the first three
+/// (which build pipelines and upload), `None` for three frames or fewer. What the frame-time
+/// benchmarks print beside the mean.
+///
+/// ```
+/// use std::time::Duration;
+/// let ms = |v: &[u64]| v.iter().map(|&m| Duration::from_millis(m)).collect::<Vec<_>>();
+/// // The first three (90, 50, 40) are left out; the median of 4, 6, 5 is 5.
+/// assert_eq!(f3d_examples::cli::steady_median(&ms(&[90, 50, 40, 4, 6, 5])), Some(Duration::from_millis(5)));
+/// assert_eq!(f3d_examples::cli::steady_median(&ms(&[9, 9, 9])), None);
+/// ```
+pub fn steady_median(times: &[std::time::Duration]) -> Option<std::time::Duration> {
+    let mut steady = times.get(3..).filter(|t| !t.is_empty())?.to_vec();
+    steady.sort_unstable();
+    Some(steady[steady.len() / 2])
+}
+
+/// Prints [`steady_median`] as `steady frame time: X ms (median of frames 4 to N)`.
+pub fn print_steady_median(times: &[std::time::Duration]) {
+    if let Some(median) = steady_median(times) {
+        println!(
+            "steady frame time: {:.2} ms (median of frames 4 to {})",
+            median.as_secs_f64() * 1e3,
+            times.len()
+        );
+    }
+}

@@ -463,17 +463,7 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
         args.frames,
         last.as_secs_f64() * 1e3
     );
-    // The first frames build pipelines and upload; the steady figure leaves them out.
-    if times.len() > 3 {
-        let mut steady = times[3..].to_vec();
-        steady.sort_unstable();
-        let median = steady[steady.len() / 2];
-        println!(
-            "steady frame time: {:.2} ms (median of frames 4 to {})",
-            median.as_secs_f64() * 1e3,
-            times.len()
-        );
-    }
+    f3d_examples::cli::print_steady_median(&times);
     if let Some(path) = &args.out {
         // f3d's PNG writer (the image only; nothing timed goes through the engine).
         f3d::screenshot::write_png(path, width, height, &image)
