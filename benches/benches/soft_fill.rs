@@ -15,7 +15,7 @@ fn fill(c: &mut Criterion) {
     for (threads, device) in
         [("1 thread", SoftDevice::single_threaded("fill")), ("all cores", SoftDevice::new("fill"))]
     {
-        let s = scene(device);
+        let s = scene(std::sync::Arc::new(device));
         let mut group = c.benchmark_group(format!("soft_fill/{threads}"));
         group.throughput(Throughput::Elements(u64::from(W * H * QUADS)));
         group.sample_size(20);

@@ -7,7 +7,6 @@
 pub mod soft_fill {
     use std::sync::Arc;
 
-    use f3d_backend_soft::SoftDevice;
     use f3d_hal::{
         AddressMode, Color, ColorAttachment, ColorTargetState, CompareFunction, DepthStencilAttachment,
         DepthStencilState, GeometryBuffer, GraphicsDevice, PipelineDescriptor, PipelineHandle,
@@ -73,7 +72,7 @@ pub mod soft_fill {
     /// Everything one fill-rate frame needs, made once.
     pub struct Scene {
         /// The device.
-        pub device: SoftDevice,
+        pub device: Arc<dyn GraphicsDevice>,
         target: TextureHandle,
         depth: TextureHandle,
         vb: GeometryBuffer,
@@ -87,8 +86,9 @@ pub mod soft_fill {
         sampler: SamplerHandle,
     }
 
-    /// Builds the scene on `device`.
-    pub fn scene(device: SoftDevice) -> Scene {
+    /// Builds the scene on `device` (soft for the fill benchmarks; any device for the
+    /// side-by-side harness).
+    pub fn scene(device: Arc<dyn GraphicsDevice>) -> Scene {
         let module = Arc::new(f3d_materials::compile_wgsl("fill.wgsl", WGSL).expect("compiles"));
         let shader = |stage, entry: &str| {
             device
@@ -180,5 +180,19 @@ pub mod soft_fill {
         }
         pass.submit().expect("submit");
         assert!(s.device.pipeline_refusals().is_empty());
+    }
+
+    /// [`frame`], then a 1×1 readback of the target, so a GPU device has finished the frame
+    /// when it returns (the side-by-side harness times frames this way on every device).
+    pub fn frame_and_wait(s: &Scene, pipeline: &PipelineHandle, depth: bool) {
+        frame(s, pipeline, depth);
+        let region = TextureRegion {
+            x: 0,
+            y: 0,
+            width: 1,
+            height: 1,
+            ..TextureRegion::level(s.target.descriptor(), 0, 0)
+        };
+        s.device.readback(&s.target, region).and_then(|r| r.wait()).expect("readback");
     }
 }

@@ -81,6 +81,14 @@ impl SoftDevice {
         device
     }
 
+    /// The same device on `threads` threads (at least 1, at most rayon's pool): what the
+    /// thread-scaling benchmarks compare.
+    pub fn with_threads(label: &str, threads: usize) -> Self {
+        let mut device = Self::new(label);
+        device.threads = threads.clamp(1, device.threads.max(1));
+        device
+    }
+
     /// This device shading every covered 8x8 block of a primitive as a batch of its own.
     /// By default the sparse blocks of a small primitive are packed, quad by quad, into
     /// shared batches (see `raster::rasterize_prim`); the pixels are the same either way, and
