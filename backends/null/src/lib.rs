@@ -12,7 +12,8 @@
 //! single-instance draws; that device's instancing check declines (with its pipeline
 //! refused, where the instances land cannot be seen).
 //!
-//! It is also the template for a new backend (`f3d create backend --name NAME` copies it):
+//! It is also the template for a new backend (copy the crate and rename it; a generator,
+//! `f3d create backend`, is planned and does not exist yet):
 //! it compiles against the published APIs of `f3d_hal` and `f3d_materials` only, and has
 //! the files every backend has — `device.rs` (the `GraphicsDevice`), `pass.rs` (encoders),
 //! `texture.rs`, `pipeline.rs` — minus `conv.rs`, since there is no API to convert HAL enums

@@ -40,6 +40,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Lists every backend the registry knows, with the adapter each would open here or why
+    /// it cannot.
+    Backends,
     /// Runs the conformance suite on one backend.
     Conformance {
         /// The backend: one of the registered backends (`f3d conformance --backend list` lists them).
@@ -204,6 +207,7 @@ enum MaterialCommand {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Backends => backends(),
         Command::Conformance { backend, tier, jobs } => conformance(&backend, tier.as_deref(), jobs),
         Command::Material { command } => material(command),
         Command::Render { scene, out, size, backend, frames, msaa, list } => {
@@ -365,6 +369,28 @@ fn material(command: MaterialCommand) -> ExitCode {
             }
         }
     }
+}
+
+/// `f3d backends`: one line per registered backend, `name: adapter (kind)` or
+/// `name: not available: reason`, in the registry's order of preference.
+fn backends() -> ExitCode {
+    let registry = f3d::plugin::default_registry();
+    for id in registry.backends() {
+        let mut request = f3d::f3d_hal::DeviceRequest::new(64, 64);
+        request.backend = Some(id.clone());
+        request.label = "f3d backends".into();
+        match registry.open(&request) {
+            Ok(device) => {
+                let info = device.adapter_info();
+                let kind = if info.cpu { "CPU" } else { "GPU" };
+                let driver =
+                    if info.driver.is_empty() { String::new() } else { format!(", {}", info.driver) };
+                println!("{id}: {} ({kind}{driver})", info.name);
+            }
+            Err(e) => println!("{id}: not available: {e}"),
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn conformance(backend: &str, tier: Option<&str>, jobs: Option<usize>) -> ExitCode {
