@@ -28,6 +28,9 @@ pub struct SoftDevice {
     epoch: Instant,
     queue: Mutex<()>,
     pub(crate) threads: usize,
+    /// A pool of `threads` threads when fewer than rayon's global pool were asked for
+    /// ([`with_threads`](Self::with_threads)); passes rasterise inside it.
+    pub(crate) pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     pub(crate) pack_quads: bool,
     pub(crate) srgb: SrgbEncoder,
 }
@@ -70,6 +73,7 @@ impl SoftDevice {
             queue: Mutex::new(()),
             srgb: SrgbEncoder::new(),
             threads: rayon::current_num_threads(),
+            pool: None,
             pack_quads: true,
         }
     }
@@ -81,11 +85,21 @@ impl SoftDevice {
         device
     }
 
-    /// The same device on `threads` threads (at least 1, at most rayon's pool): what the
-    /// thread-scaling benchmarks compare.
+    /// The same device on `threads` threads (at least 1, at most rayon's global pool, whose
+    /// size is the default): what the thread-scaling benchmarks compare. Between 1 and the
+    /// global pool's size the device rasterises in a pool of its own of that many threads.
     pub fn with_threads(label: &str, threads: usize) -> Self {
         let mut device = Self::new(label);
-        device.threads = threads.clamp(1, device.threads.max(1));
+        let all = device.threads.max(1);
+        device.threads = threads.clamp(1, all);
+        if device.threads > 1 && device.threads < all {
+            // A pool that cannot be made leaves the global one, and the adapter's name (which
+            // states the thread count) says so.
+            match rayon::ThreadPoolBuilder::new().num_threads(device.threads).build() {
+                Ok(pool) => device.pool = Some(std::sync::Arc::new(pool)),
+                Err(_) => device.threads = all,
+            }
+        }
         device
     }
 

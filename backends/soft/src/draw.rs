@@ -223,7 +223,10 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
     if !prims.prims.is_empty() || any_clear {
         let bands = split_bands(&mut colors, depth.as_mut(), height, samples);
         let shader = PassShader { draws: &draws, counters: &counters, pack: device.pack_quads };
-        rasterize(&prims, bands, &clears, &shader, device.threads > 1);
+        match &device.pool {
+            Some(pool) => pool.install(|| rasterize(&prims, bands, &clears, &shader, true)),
+            None => rasterize(&prims, bands, &clears, &shader, device.threads > 1),
+        }
     }
     resolve_attachments(device, desc, &colors, samples)?;
     for ((set, index), counter) in occlusion_sets.iter().zip(&counters) {
