@@ -3,6 +3,7 @@
 //! the fragment side ([`crate::shade`]): it interpolates only the varying components the
 //! fragment stage reads, and a fragment stage that reads nothing is run once per draw.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
@@ -15,7 +16,7 @@ use f3d_hal::{
 
 use crate::device::SoftDevice;
 use crate::exec::{Bindings, Executor, LANES, Program, Resource, TextureView};
-use crate::geometry::{GeometryState, ShadedVertices, decode_attribute, emit, read_indices};
+use crate::geometry::{GeometryState, ShadedVertices, assemble, decode_attribute, emit, read_indices};
 use crate::pass::{Bound, DrawKind, Recorded, RecordedDraw, SoftPass};
 use crate::pipeline::SoftPipeline;
 use crate::raster::output::{ColorOps, ColorRows, DepthRows, DepthStencilOps, resolve};
@@ -197,6 +198,7 @@ pub(crate) fn execute_pass(pass: SoftPass<'_>) -> Result<(), DeviceError> {
                         &pass.arena,
                         &views,
                         &mut prims,
+                        Parallel { threads: device.threads, pool: device.pool.as_deref() },
                     )?;
                     Ok(ctx)
                 });
@@ -459,6 +461,7 @@ fn run_geometry<'a>(
     arena: &'a [u8],
     views: &[(&TextureHandle, TextureView<'a>)],
     prims: &mut PrimList,
+    parallel: Parallel<'_>,
 ) -> Result<(), DeviceError> {
     let pipeline = ctx.pipeline;
     let desc =
@@ -496,39 +499,94 @@ fn run_geometry<'a>(
         let mut unique = inv.vertices.clone();
         unique.sort_unstable();
         unique.dedup();
-        for instance in inv.instances.clone() {
-            let shaded = shade_vertices(pipeline, &mut exec, &vs_bindings, &buffers, &unique, instance);
-            let stride = shaded.stride;
-            let mut data = Vec::with_capacity(inv.vertices.len() * stride);
-            for v in &inv.vertices {
-                let i = unique.binary_search(v).unwrap_or(0);
-                data.extend_from_slice(&shaded.data[i * stride..(i + 1) * stride]);
+        // Shades, assembles, clips and sets up `instances`, numbering their primitives from
+        // `first`, into `out`.
+        // Each draw-order vertex's row among the distinct ones.
+        let rows: Vec<usize> = inv.vertices.iter().map(|v| unique.binary_search(v).unwrap_or(0)).collect();
+        // Instances shaded together fill the executor's lanes (a cube's 24 vertices alone
+        // would leave 40 of 64 idle).
+        let per_batch = (LANES / unique.len().max(1)).max(1);
+        let geometry = |exec: &mut Executor<'_>, instances: &[u32], mut first: u32, out: &mut PrimList| {
+            for group in instances.chunks(per_batch) {
+                let shaded = shade_vertices(pipeline, exec, &vs_bindings, &buffers, &unique, group);
+                let stride = shaded.stride;
+                for k in 0..group.len() {
+                    let base = k * unique.len();
+                    let mut data = Vec::with_capacity(rows.len() * stride);
+                    for &i in &rows {
+                        data.extend_from_slice(&shaded.data[(base + i) * stride..(base + i + 1) * stride]);
+                    }
+                    let ordered = ShadedVertices { data, stride };
+                    emit(&state, &ordered, inv.vertices.len(), out, &mut first);
+                }
             }
-            let ordered = ShadedVertices { data, stride };
-            emit(&state, &ordered, inv.vertices.len(), prims, &mut first_index);
+        };
+        let instances: Vec<u32> = inv.instances.clone().collect();
+        let per_instance = assemble(state.topology, inv.vertices.len()).len() as u32;
+        if parallel.threads > 1 && instances.len() >= PARALLEL_INSTANCES {
+            // Instances in chunks on every thread, each chunk's primitives appended in
+            // instance order: the same list, in the same order, as one thread makes.
+            let chunk = instances.len().div_ceil(parallel.threads * 4).max(PARALLEL_INSTANCES / 2);
+            let run = || -> Vec<PrimList> {
+                instances
+                    .par_chunks(chunk)
+                    .enumerate()
+                    .map(|(k, ids)| {
+                        let mut exec = Executor::new(&pipeline.vs);
+                        let mut out = PrimList::default();
+                        let first = first_index.wrapping_add((k * chunk) as u32 * per_instance);
+                        geometry(&mut exec, ids, first, &mut out);
+                        out
+                    })
+                    .collect()
+            };
+            let lists = match parallel.pool {
+                Some(pool) => pool.install(run),
+                None => run(),
+            };
+            for list in lists {
+                prims.append(list);
+            }
+            first_index = first_index.wrapping_add(instances.len() as u32 * per_instance);
+        } else {
+            geometry(&mut exec, &instances, first_index, prims);
+            first_index = first_index.wrapping_add(instances.len() as u32 * per_instance);
         }
     }
     Ok(())
 }
 
-/// Runs the vertex stage over `ids` in batches of 64 for one instance.
+/// Instances of one draw from which its geometry is shaded and set up on every thread.
+const PARALLEL_INSTANCES: usize = 32;
+
+/// The threads a pass may use for its geometry.
+#[derive(Clone, Copy)]
+struct Parallel<'a> {
+    threads: usize,
+    pool: Option<&'a rayon::ThreadPool>,
+}
+
+/// Runs the vertex stage over `ids` of each of `instances` (rows instance by instance: row
+/// `k * ids.len() + i` is vertex `ids[i]` of instance `instances[k]`), 64 to a batch.
 fn shade_vertices(
     pipeline: &SoftPipeline,
     exec: &mut Executor<'_>,
     bindings: &Bindings<'_>,
     buffers: &[Option<(&[u8], u64)>],
     ids: &[u32],
-    instance: u32,
+    instances: &[u32],
 ) -> ShadedVertices {
     let stride = 4 + pipeline.interp.len();
-    let mut data = vec![0.0f32; ids.len() * stride];
+    let pairs: Vec<(u32, u32)> =
+        instances.iter().flat_map(|&instance| ids.iter().map(move |&id| (id, instance))).collect();
+    let mut data = vec![0.0f32; pairs.len() * stride];
     let mut attr = [0.0f32; 4];
-    for (batch, chunk) in ids.chunks(LANES).enumerate() {
+    for (batch, chunk) in pairs.chunks(LANES).enumerate() {
         for input in &pipeline.attributes {
             let src = input.source;
             let size = src.format.size() as usize;
             let regs = exec.input_mut(input.slot);
-            for (lane, &id) in chunk.iter().enumerate() {
+            for (lane, &(id, instance)) in chunk.iter().enumerate() {
                 let element = if src.per_instance { instance } else { id };
                 let bytes = buffers.get(src.slot).copied().flatten().and_then(|(bytes, offset)| {
                     let at = offset as usize + element as usize * src.stride as usize + src.offset as usize;
@@ -547,14 +605,16 @@ fn shade_vertices(
         if let Some(slot) = pipeline.vertex_index
             && let Some(reg) = exec.input_mut(slot).first_mut()
         {
-            for (lane, &id) in chunk.iter().enumerate() {
+            for (lane, &(id, _)) in chunk.iter().enumerate() {
                 reg[lane] = f32::from_bits(id);
             }
         }
         if let Some(slot) = pipeline.instance_index
             && let Some(reg) = exec.input_mut(slot).first_mut()
         {
-            *reg = [f32::from_bits(instance); LANES];
+            for (lane, &(_, instance)) in chunk.iter().enumerate() {
+                reg[lane] = f32::from_bits(instance);
+            }
         }
         let active = if chunk.len() == LANES { u64::MAX } else { (1u64 << chunk.len()) - 1 };
         exec.run(bindings, active);

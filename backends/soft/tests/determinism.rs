@@ -96,3 +96,97 @@ fn pixels_do_not_depend_on_the_thread_count() {
     assert_eq!(differing, 0, "{differing} pixels differ between parallel and single-threaded rendering");
     assert!(parallel.chunks(4).filter(|p| p[..3] != [0, 0, 0]).count() > 10_000, "the scene drew little");
 }
+
+const INSTANCED: &str = r#"
+struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
+@vertex fn vs(@location(0) p: vec4<f32>, @location(1) offset: vec4<f32>, @location(2) c: vec4<f32>) -> Out {
+    return Out(vec4<f32>(p.xy * offset.z + offset.xy, 0.5, 1.0), c);
+}
+@fragment fn fs(i: Out) -> @location(0) vec4<f32> { return vec4<f32>(i.c.rgb * i.c.a, i.c.a); }
+"#;
+
+/// 400 blended triangles as one instanced draw: the geometry of a draw of many instances is
+/// shaded and set up on every thread, and the primitives must come out in instance order.
+fn render_instanced(device: &SoftDevice) -> Vec<u8> {
+    let module = Arc::new(f3d_materials::compile_wgsl("i.wgsl", INSTANCED).unwrap());
+    let shader = |stage, entry: &str| {
+        device
+            .create_shader(&ShaderDescriptor {
+                label: entry.into(),
+                module: module.clone(),
+                stage,
+                entry_point: entry.into(),
+            })
+            .unwrap()
+    };
+    let attribute = |location, offset| VertexAttribute { location, format: VertexFormat::Float32x4, offset };
+    let pipeline = device
+        .create_pipeline(&PipelineDescriptor {
+            label: "instanced blend".into(),
+            vertex: shader(ShaderStage::Vertex, "vs"),
+            fragment: Some(shader(ShaderStage::Fragment, "fs")),
+            vertex_buffers: vec![
+                VertexBufferLayout {
+                    stride: 16,
+                    step_mode: VertexStepMode::Vertex,
+                    attributes: vec![attribute(0, 0)],
+                },
+                VertexBufferLayout {
+                    stride: 32,
+                    step_mode: VertexStepMode::Instance,
+                    attributes: vec![attribute(1, 0), attribute(2, 16)],
+                },
+            ],
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            color_targets: vec![ColorTargetState {
+                blend: Some(BlendState::PREMULTIPLIED_ALPHA),
+                ..ColorTargetState::replace(TextureFormat::Rgba8UnormSrgb)
+            }],
+            sample_count: 1,
+            multiview: None,
+        })
+        .unwrap();
+    let mut seed = 987_654u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let corners: Vec<f32> =
+        [[-1.0f32, -1.0], [1.0, -0.6], [-0.2, 1.0]].iter().flat_map(|c| [c[0], c[1], 0.0, 1.0]).collect();
+    let mut instances = Vec::new();
+    for _ in 0..400 {
+        instances.extend([next() * 1.6 - 0.8, next() * 1.6 - 0.8, 0.1 + 0.3 * next(), 0.0]);
+        instances.extend([next(), next(), next(), 0.3 + 0.5 * next()]);
+    }
+    let buffer = |name: &str, floats: &[f32]| {
+        let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        device
+            .create_geometry(&f3d_hal::GeometryDescriptor::new(name, bytes.len() as u64), Some(&bytes))
+            .unwrap()
+    };
+    let (vb, ib) = (buffer("corners", &corners), buffer("instances", &instances));
+    let target = device
+        .create_texture(&TextureDescriptor::new_2d("t", 200, 150, TextureFormat::Rgba8UnormSrgb))
+        .unwrap();
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("p", ColorAttachment::clear(&target, Color::BLACK)))
+        .unwrap();
+    pass.set_pipeline(&pipeline).unwrap();
+    pass.set_vertex_buffer(0, &vb, 0).unwrap();
+    pass.set_vertex_buffer(1, &ib, 0).unwrap();
+    pass.draw(0..3, 0..400).unwrap();
+    pass.submit().unwrap();
+    device.readback(&target, TextureRegion::full(target.descriptor())).unwrap().wait().unwrap().data
+}
+
+#[test]
+fn instanced_geometry_does_not_depend_on_the_thread_count() {
+    let parallel = render_instanced(&SoftDevice::with_threads("parallel", 2));
+    let single = render_instanced(&SoftDevice::single_threaded("single"));
+    let differing = parallel.chunks(4).zip(single.chunks(4)).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "{differing} pixels differ between parallel and single-threaded rendering");
+    assert!(parallel.chunks(4).filter(|p| p[..3] != [0, 0, 0]).count() > 10_000, "the scene drew little");
+}

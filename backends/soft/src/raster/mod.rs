@@ -62,6 +62,18 @@ pub(crate) struct PrimList {
     pub(crate) planes: Vec<PlaneEq>,
 }
 
+impl PrimList {
+    /// Appends `other`'s primitives after these, their plane indices moved along.
+    pub(crate) fn append(&mut self, other: PrimList) {
+        let offset = self.planes.len() as u32;
+        self.planes.extend(other.planes);
+        self.prims.extend(other.prims.into_iter().map(|mut p| {
+            p.first_plane += offset;
+            p
+        }));
+    }
+}
+
 /// One band's rows of every attachment.
 pub(crate) struct BandTargets<'a> {
     pub(crate) colors: Vec<Option<ColorRows<'a>>>,
