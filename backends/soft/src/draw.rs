@@ -506,9 +506,15 @@ fn run_geometry<'a>(
         // Instances shaded together fill the executor's lanes (a cube's 24 vertices alone
         // would leave 40 of 64 idle).
         let per_batch = (LANES / unique.len().max(1)).max(1);
+        // A large mesh drawn once (or a few times) has its vertices shaded on every thread.
+        let split_vertices = parallel.threads > 1 && unique.len() >= PARALLEL_VERTICES;
         let geometry = |exec: &mut Executor<'_>, instances: &[u32], mut first: u32, out: &mut PrimList| {
             for group in instances.chunks(per_batch) {
-                let shaded = shade_vertices(pipeline, exec, &vs_bindings, &buffers, &unique, group);
+                let shaded = if split_vertices && group.len() == 1 {
+                    shade_vertices_on_threads(pipeline, &vs_bindings, &buffers, &unique, group[0], parallel)
+                } else {
+                    shade_vertices(pipeline, exec, &vs_bindings, &buffers, &unique, group)
+                };
                 let stride = shaded.stride;
                 for k in 0..group.len() {
                     let base = k * unique.len();
@@ -558,6 +564,40 @@ fn run_geometry<'a>(
 
 /// Instances of one draw from which its geometry is shaded and set up on every thread.
 const PARALLEL_INSTANCES: usize = 32;
+
+/// Distinct vertices of one instance from which they are shaded on every thread.
+const PARALLEL_VERTICES: usize = 1024;
+
+/// [`shade_vertices`] for one instance, its vertices in chunks on every thread, the rows
+/// put back in order.
+fn shade_vertices_on_threads(
+    pipeline: &SoftPipeline,
+    bindings: &Bindings<'_>,
+    buffers: &[Option<(&[u8], u64)>],
+    ids: &[u32],
+    instance: u32,
+    parallel: Parallel<'_>,
+) -> ShadedVertices {
+    let chunk = (ids.len().div_ceil(parallel.threads * 2)).next_multiple_of(LANES).max(4 * LANES);
+    let run = || -> Vec<ShadedVertices> {
+        ids.par_chunks(chunk)
+            .map(|part| {
+                let mut exec = Executor::new(&pipeline.vs);
+                shade_vertices(pipeline, &mut exec, bindings, buffers, part, &[instance])
+            })
+            .collect()
+    };
+    let parts = match parallel.pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    };
+    let stride = 4 + pipeline.interp.len();
+    let mut data = Vec::with_capacity(ids.len() * stride);
+    for part in parts {
+        data.extend_from_slice(&part.data);
+    }
+    ShadedVertices { data, stride }
+}
 
 /// The threads a pass may use for its geometry.
 #[derive(Clone, Copy)]

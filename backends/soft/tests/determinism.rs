@@ -1,5 +1,7 @@
-//! The same pixels whatever the number of threads: 300 overlapping, alpha-blended (so
-//! order-dependent) triangles drawn with both cores and with one must agree bit for bit.
+//! The same pixels whatever the number of threads: overlapping, alpha-blended (so
+//! order-dependent) triangles drawn in parallel and on one thread must agree bit for bit —
+//! one draw of 300 triangles, one of 500 (its vertices shaded on every thread), and 400
+//! instances of one triangle (their geometry on every thread).
 
 use std::sync::Arc;
 
@@ -16,7 +18,7 @@ struct Out { @builtin(position) p: vec4<f32>, @location(0) c: vec4<f32> }
 @fragment fn fs(i: Out) -> @location(0) vec4<f32> { return vec4<f32>(i.c.rgb * i.c.a, i.c.a); }
 "#;
 
-fn render(device: &SoftDevice) -> Vec<u8> {
+fn render(device: &SoftDevice, triangles: usize) -> Vec<u8> {
     let module = Arc::new(f3d_materials::compile_wgsl("d.wgsl", WGSL).unwrap());
     let shader = |stage, entry: &str| {
         device
@@ -59,7 +61,7 @@ fn render(device: &SoftDevice) -> Vec<u8> {
         (seed >> 40) as f32 / (1u64 << 24) as f32
     };
     let mut floats = Vec::new();
-    for _ in 0..300 * 3 {
+    for _ in 0..triangles * 3 {
         floats.extend([
             next() * 2.4 - 1.2,
             next() * 2.4 - 1.2,
@@ -83,18 +85,28 @@ fn render(device: &SoftDevice) -> Vec<u8> {
         .unwrap();
     pass.set_pipeline(&pipeline).unwrap();
     pass.set_vertex_buffer(0, &vb, 0).unwrap();
-    pass.draw(0..900, 0..1).unwrap();
+    pass.draw(0..triangles as u32 * 3, 0..1).unwrap();
     pass.submit().unwrap();
     device.readback(&target, TextureRegion::full(target.descriptor())).unwrap().wait().unwrap().data
 }
 
 #[test]
 fn pixels_do_not_depend_on_the_thread_count() {
-    let parallel = render(&SoftDevice::new("parallel"));
-    let single = render(&SoftDevice::single_threaded("single"));
+    let parallel = render(&SoftDevice::new("parallel"), 300);
+    let single = render(&SoftDevice::single_threaded("single"), 300);
     let differing = parallel.chunks(4).zip(single.chunks(4)).filter(|(a, b)| a != b).count();
     assert_eq!(differing, 0, "{differing} pixels differ between parallel and single-threaded rendering");
     assert!(parallel.chunks(4).filter(|p| p[..3] != [0, 0, 0]).count() > 10_000, "the scene drew little");
+}
+
+/// 500 triangles, 1,500 vertices in one draw of one instance: the vertices are shaded on
+/// every thread and must come back in order.
+#[test]
+fn a_large_draw_shaded_on_every_thread_draws_the_same() {
+    let parallel = render(&SoftDevice::with_threads("parallel", 2), 500);
+    let single = render(&SoftDevice::single_threaded("single"), 500);
+    let differing = parallel.chunks(4).zip(single.chunks(4)).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "{differing} pixels differ between parallel and single-threaded rendering");
 }
 
 const INSTANCED: &str = r#"
