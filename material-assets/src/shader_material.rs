@@ -36,6 +36,10 @@ pub struct ShaderMaterial {
     module: Arc<ValidatedModule>,
     entry_point: String,
     blocks: Vec<BlockLayout>,
+    /// The shader's own texture bindings (name, whether a cube), engine ones left out.
+    textures: Vec<(String, bool)>,
+    /// Whether it samples the engine's `environment_radiance`.
+    environment: bool,
 }
 
 impl ShaderMaterial {
@@ -144,7 +148,24 @@ impl ShaderMaterial {
         };
         check_contract(validated.module(), &entry_point, file, map.is_none(), &located)?;
         let blocks = uniform_blocks(validated.module());
-        Ok(Self { label: label.to_owned(), module: Arc::new(validated), entry_point, blocks })
+        let module = Arc::new(validated);
+        let bindings =
+            reflect::stage_bindings(&module, ShaderStage::Fragment, &entry_point).map_err(|e| {
+                MaterialError::Shader { at: file.location(0, 1), message: e.to_string(), notes: Vec::new() }
+            })?;
+        let environment = bindings.iter().any(|b| b.name == SHADER_MATERIAL_ENGINE_BINDINGS[0]);
+        let textures = bindings
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                f3d_hal::BindingKind::Texture { dimension, .. }
+                    if !SHADER_MATERIAL_ENGINE_BINDINGS.contains(&b.name.as_str()) =>
+                {
+                    Some((b.name, dimension == f3d_hal::TextureDimension::Cube))
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Self { label: label.to_owned(), module, entry_point, blocks, textures, environment })
     }
 
     /// The label (the file's path, for files).
@@ -173,6 +194,17 @@ impl ShaderMaterial {
             .iter()
             .find(|b| b.type_name == name)
             .or_else(|| self.blocks.iter().find(|b| b.name == name))
+    }
+
+    /// The shader's own texture bindings, each with whether it is a cube (the engine's
+    /// `environment_radiance` left out: see [`reads_environment`](Self::reads_environment)).
+    pub fn textures(&self) -> &[(String, bool)] {
+        &self.textures
+    }
+
+    /// Whether it samples the engine's `environment_radiance`.
+    pub fn reads_environment(&self) -> bool {
+        self.environment
     }
 
     /// The bindings the fragment stage uses.

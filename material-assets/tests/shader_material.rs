@@ -128,3 +128,11 @@ fn fs(@location(0) p: vec3<f32>, @location(1) n: vec3<f32>, @location(2) uv: vec
     let e = ShaderMaterial::from_glsl("extra.frag", glsl).unwrap_err();
     assert_eq!(e.location().map(|l| l.line), Some(3), "{}", e.diagnostic());
 }
+
+/// A shader file that is not there is an error naming it, not a panic.
+#[test]
+fn a_missing_shader_file_is_named() {
+    let path = std::path::Path::new("no/such/dir/glow.wgsl");
+    let e = ShaderMaterial::from_path(path).unwrap_err();
+    assert!(e.diagnostic().contains("no/such/dir/glow.wgsl"), "{}", e.diagnostic());
+}

@@ -37,7 +37,6 @@ use std::sync::Arc;
 use bevy_asset::{Asset, Handle};
 use bevy_image::Image;
 use bevy_reflect::TypePath;
-use f3d_hal::{BindingKind, TextureDimension};
 use f3d_materials::format::{Blending, Culling, DepthState};
 use f3d_materials::{BlockLayout, MaterialError};
 
@@ -147,27 +146,7 @@ impl ShaderMaterial {
     /// The shader's own texture bindings (name, whether it is a cube), the engine's
     /// `environment_radiance` left out.
     pub fn textures(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.shader.bindings().unwrap_or_default().into_iter().filter_map(|b| match b.kind {
-            BindingKind::Texture { dimension, .. }
-                if !f3d_materials::SHADER_MATERIAL_ENGINE_BINDINGS.contains(&b.name.as_str()) =>
-            {
-                let cube = dimension == TextureDimension::Cube;
-                // The names live in the shader's module, which outlives this iterator.
-                let name = self.binding_name(&b.name)?;
-                Some((name, cube))
-            }
-            _ => None,
-        })
-    }
-
-    /// `name` as the module spells it, borrowed from the module.
-    fn binding_name(&self, name: &str) -> Option<&str> {
-        self.shader
-            .module()
-            .module()
-            .global_variables
-            .iter()
-            .find_map(|(_, v)| v.name.as_deref().filter(|n| *n == name))
+        self.shader.textures().iter().map(|(name, cube)| (name.as_str(), *cube))
     }
 
     /// Sets [`blending`](Self::blending).

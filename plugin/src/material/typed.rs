@@ -179,8 +179,12 @@ fn difference(generated: &[(&str, ParamType)], current: &[ParameterDesc]) -> Opt
 /// `type_name` (by default the file's stem in UpperCamelCase). `path` is written into the
 /// source as given, so pass the path the app's repository knows the file by.
 pub fn generate(path: &Path, type_name: Option<&str>) -> Result<String, Vec<MaterialError>> {
-    f3d_materials::check_material(path, &f3d_materials::CompileOptions::default())?;
+    // What `f3d material check` does, on the one reading of the file the source is made from.
     let loaded = f3d_materials::read_material(path)?;
+    for variant in f3d_materials::Variant::ALL {
+        f3d_materials::compile_material(&loaded, variant, &f3d_materials::CompileOptions::default())
+            .map_err(|e| vec![e])?;
+    }
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = type_name.map_or_else(|| upper_camel(&stem), str::to_owned);
     Ok(rust_source(&path.display().to_string().replace('\\', "/"), &name, &loaded.desc.parameters))

@@ -312,17 +312,13 @@ fn make_material_pipeline(
     if let Some(raw) = raw {
         // Every texture by name (the environment too: a material that switches it off binds
         // black over the view's), and every uniform block.
-        for b in raw.bindings().unwrap_or_default() {
-            match b.kind {
-                f3d_hal::BindingKind::Texture { .. } => texture_params.push(b.name),
-                f3d_hal::BindingKind::UniformBlock { .. } => {
-                    if let Some(slot) = handle.slot(&b.name) {
-                        blocks.push((b.name, slot));
-                    }
-                }
-                _ => {}
-            }
+        texture_params.extend(raw.textures().iter().map(|(name, _)| name.clone()));
+        if raw.reads_environment() {
+            texture_params.push(f3d_materials::SHADER_MATERIAL_ENGINE_BINDINGS[0].to_owned());
         }
+        blocks.extend(
+            raw.uniform_blocks().iter().filter_map(|b| handle.slot(&b.name).map(|s| (b.name.clone(), s))),
+        );
     }
     let mut slots = PipelineSlots::resolve(&handle, &texture_params);
     slots.blocks = blocks;
