@@ -164,7 +164,8 @@ pub enum OpenError {
 }
 
 /// Opens a device of one backend, or says why it cannot.
-pub type Opener = Box<dyn Fn(&DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync>;
+/// Shared, so a cloned registry opens through the same functions.
+pub type Opener = Arc<dyn Fn(&DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync>;
 
 /// A receipt for [`DeviceRegistry::add_backend`]; give it back to
 /// [`DeviceRegistry::remove`] to take the backend out again.
@@ -172,6 +173,7 @@ pub type Opener = Box<dyn Fn(&DeviceRequest) -> Result<Arc<dyn GraphicsDevice>, 
 #[must_use = "keep the registration to remove the backend again, or drop it to keep it registered"]
 pub struct Registration(u64);
 
+#[derive(Clone)]
 struct Entry {
     key: u64,
     backend: BackendId,
@@ -180,8 +182,8 @@ struct Entry {
 
 /// The backends an app can open, as an ordinary value (the plugin keeps it as an ECS
 /// resource; there is no global registry). **Last added, first tried**: apps add their
-/// preferred backends after the defaults.
-#[derive(Default)]
+/// preferred backends after the defaults. A clone shares the openers and keeps its own list.
+#[derive(Clone, Default)]
 pub struct DeviceRegistry {
     entries: Vec<Entry>,
     next_key: u64,
@@ -207,7 +209,7 @@ impl DeviceRegistry {
     ) -> Registration {
         let key = self.next_key;
         self.next_key += 1;
-        self.entries.push(Entry { key, backend, opener: Box::new(opener) });
+        self.entries.push(Entry { key, backend, opener: Arc::new(opener) });
         Registration(key)
     }
 

@@ -38,11 +38,6 @@ pub struct RenderResult {
 #[derive(Resource, Default)]
 struct Written(Option<Result<PathBuf, String>>);
 
-/// Runs the job in an app built from the plugin, inline, on the CLI's registry.
-pub fn run(job: &RenderJob) -> Result<RenderResult, String> {
-    run_with(job, f3d::plugin::default_registry())
-}
-
 /// Runs the job on the backends of `registry`.
 pub fn run_with(job: &RenderJob, registry: f3d::f3d_hal::DeviceRegistry) -> Result<RenderResult, String> {
     let scene = f3d_examples::scene(&job.scene).ok_or_else(|| {

@@ -12,11 +12,11 @@ use crate::render::{self, RenderJob};
 
 /// Renders `job` (its backend named) through a [`TracingDevice`] and writes the trace to
 /// `out`. Returns a one-line summary.
-pub fn record(job: &RenderJob, out: &Path) -> Result<String, String> {
+pub fn record(job: &RenderJob, out: &Path, registry: &DeviceRegistry) -> Result<String, String> {
     let backend = job.backend.clone().ok_or("trace record needs --backend")?;
     let log: Arc<Mutex<Option<Arc<TraceLog>>>> = Arc::default();
     let opened = log.clone();
-    let inner = f3d::plugin::default_registry();
+    let inner = registry.clone();
     let mut registry = DeviceRegistry::new();
     let _ = registry.add_backend(BackendId::from_name(&backend), move |request| {
         let device = inner.open(request)?;
@@ -57,14 +57,20 @@ pub struct ReplayReport {
 /// `readback-<record>.png` (and what was recorded as `readback-<record>.recorded.png`) and,
 /// with `compare`, bounds each against the recorded one: the golden tolerance on the same
 /// backend, the GPU-against-soft tolerance across backends.
-pub fn replay(file: &Path, backend: &str, out: Option<&Path>, compare: bool) -> Result<ReplayReport, String> {
+pub fn replay(
+    file: &Path,
+    backend: &str,
+    out: Option<&Path>,
+    compare: bool,
+    registry: &DeviceRegistry,
+) -> Result<ReplayReport, String> {
     let trace = read(file)?;
     let request = DeviceRequest {
         backend: Some(BackendId::from_name(backend)),
         label: "trace replay".into(),
         ..DeviceRequest::new(64, 64)
     };
-    let device = f3d::plugin::default_registry().open(&request).map_err(|e| e.to_string())?;
+    let device = registry.open(&request).map_err(|e| e.to_string())?;
     let replayed = trace.replay(device.as_ref()).map_err(|e| format!("{}: {e}", file.display()))?;
     let tolerance: Tolerance =
         if trace.backend == backend { Tolerance::default() } else { f3d_testing::gpu::AGAINST_SOFT };

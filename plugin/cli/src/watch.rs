@@ -16,10 +16,9 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use f3d::f3d_hal::BackendId;
+use f3d::f3d_hal::{BackendId, DeviceRegistry};
 use f3d::prelude::BackendChoice;
 use f3d_examples::{Preview, PreviewEvent, PreviewSettings};
 
@@ -39,20 +38,19 @@ pub struct WatchJob {
 
 /// Runs `f3d watch`: exit 0 after `--events` events (never, without it), 2 for bad
 /// arguments, 1 when the device does not open or a picture cannot be written.
-pub fn run(job: WatchJob) -> ExitCode {
+pub fn run(job: WatchJob, registry: DeviceRegistry) -> u8 {
     let Some(size) = f3d_examples::parse_size(&job.size) else {
         eprintln!("error: --size {}: expected WxH, each from 1 to 8192", job.size);
-        return ExitCode::from(2);
+        return 2;
     };
     if !job.material.is_file() {
         eprintln!("error: {}: no such material file", job.material.display());
-        return ExitCode::from(2);
+        return 2;
     }
     if job.events == Some(0) {
         eprintln!("error: --events 0: expected at least 1");
-        return ExitCode::from(2);
+        return 2;
     }
-    let registry = f3d::plugin::default_registry();
     let backend = match &job.backend {
         None => BackendChoice::Auto,
         Some(name) => {
@@ -60,7 +58,7 @@ pub fn run(job: WatchJob) -> ExitCode {
             if !registry.backends().contains(&id) {
                 let known: Vec<_> = registry.backends().iter().map(|b| b.to_string()).collect();
                 eprintln!("error: --backend {name}: unknown backend (known: {})", known.join(", "));
-                return ExitCode::from(2);
+                return 2;
             }
             BackendChoice::Named(id)
         }
@@ -73,7 +71,7 @@ pub fn run(job: WatchJob) -> ExitCode {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+            return 1;
         }
     };
     eprintln!("watching {} on {}, writing {}", material.display(), preview.device(), job.out.display());
@@ -88,16 +86,16 @@ pub fn run(job: WatchJob) -> ExitCode {
             Ok(Some(PreviewEvent::Failed { message })) => format!("error: {message}"),
             Err(e) => {
                 eprintln!("error: {e}");
-                return ExitCode::FAILURE;
+                return 1;
             }
         };
         // A closed stdout (the reader went away) ends the watch.
         if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
-            return ExitCode::SUCCESS;
+            return 0;
         }
         seen += 1;
         if job.events.is_some_and(|n| seen >= n) {
-            return ExitCode::SUCCESS;
+            return 0;
         }
     }
 }
