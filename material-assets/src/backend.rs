@@ -1,8 +1,9 @@
 //! [`MaterialCompiler`]: how each backend turns a validated naga module into what it runs.
 //!
 //! naga IR is the currency (DESIGN §5): every material and engine stage reaches a backend as a
-//! [`ValidatedModule`]. The null and soft backends use the module as is ([`NullCompiler`],
-//! [`SoftCompiler`]); wgpu hands the module to wgpu; vulkan emits SPIR-V words with naga's
+//! [`ValidatedModule`]. The soft backend uses the module as is ([`SoftCompiler`], here since
+//! the engine's own checks use it); null's compiler lives in its crate, which is the template
+//! for new backends; wgpu hands the module to wgpu; vulkan emits SPIR-V words with naga's
 //! spv-out in its own crate. Compilers are plain values collected in a [`MaterialCompilers`]
 //! (a resource, never a global), looked up by [`BackendId`].
 
@@ -49,21 +50,6 @@ pub trait MaterialCompiler: Send + Sync {
             Err(MaterialError::Backend { reason, .. }) => Err(reason),
             Err(other) => Err(other.to_string()),
         }
-    }
-}
-
-/// The null backend's compiler: the module as is (the null backend reflects it and refuses
-/// the pipeline at its first draw).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NullCompiler;
-
-impl MaterialCompiler for NullCompiler {
-    fn backend(&self) -> BackendId {
-        BackendId::NULL
-    }
-
-    fn compile(&self, _label: &str, module: &Arc<ValidatedModule>) -> Result<BackendShader, MaterialError> {
-        Ok(BackendShader::Naga(Arc::clone(module)))
     }
 }
 
@@ -120,10 +106,9 @@ impl std::fmt::Debug for MaterialCompilers {
 }
 
 impl MaterialCompilers {
-    /// The compilers this crate provides: null and soft.
+    /// The compilers this crate provides: soft's (each other backend's comes with its crate).
     pub fn builtin() -> Self {
         let mut this = Self::default();
-        this.add(Arc::new(NullCompiler));
         this.add(Arc::new(SoftCompiler));
         this
     }

@@ -18,7 +18,7 @@
 //!
 //! * **naga IR is the currency.** A material becomes one WGSL module per [`Variant`] (colour,
 //!   depth-only, shadow), validated by naga into an `f3d_hal::ValidatedModule`; each backend's
-//!   [`MaterialCompiler`] turns it into its own form (the module itself for null and soft).
+//!   [`MaterialCompiler`] turns it into its own form (the module itself for soft).
 //! * **Errors are located.** Every [`MaterialError`] but `Backend` carries a [`Location`]
 //!   (`path:line:col` and the line's text); naga's spans in inline `fragment`/`vertex`
 //!   strings are mapped back through the string's escapes into the `.ron`.
@@ -126,7 +126,7 @@ mod shader_material;
 mod source;
 pub mod store;
 
-pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, NullCompiler, SoftCompiler};
+pub use backend::{BackendShader, MaterialCompiler, MaterialCompilers, SoftCompiler};
 pub use compile::{CompileOptions, CompiledMaterial, check_material, compile_material};
 pub use compose::{ComposedSource, SourceKind, Variant};
 pub use contract::{

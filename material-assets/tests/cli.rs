@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use f3d_materials::SoftCompiler;
 use f3d_materials::cli::{self, Emit};
-use f3d_materials::{NullCompiler, SoftCompiler};
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/assets/materials");
@@ -53,9 +53,9 @@ fn check_prints_path_line_col_and_a_caret_for_each_problem() {
 fn compile_prints_what_the_backend_receives() {
     let toon = examples().into_iter().find(|p| p.ends_with("toon.ron")).unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(cli::compile(&toon, &NullCompiler, Emit::Wgsl, &mut out, &mut err), 0);
+    assert_eq!(cli::compile(&toon, &SoftCompiler, Emit::Wgsl, &mut out, &mut err), 0);
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("(null backend: naga module)") && text.contains("fn fs_unlit("), "{text}");
+    assert!(text.contains("(soft backend: naga module)") && text.contains("fn fs_unlit("), "{text}");
     assert_eq!(text.matches("// ===== ").count(), 3, "one section per variant");
 
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -65,8 +65,8 @@ fn compile_prints_what_the_backend_receives() {
     assert!(text.contains("band_count               @    44 (  4) i32"), "{text}");
 
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(cli::compile(&toon, &NullCompiler, Emit::Spirv, &mut out, &mut err), 1);
-    assert!(String::from_utf8(err).unwrap().contains("the null backend receives a naga module, not SPIR-V"));
+    assert_eq!(cli::compile(&toon, &SoftCompiler, Emit::Spirv, &mut out, &mut err), 1);
+    assert!(String::from_utf8(err).unwrap().contains("the soft backend receives a naga module, not SPIR-V"));
     assert_eq!(Emit::from_name("SPIRV"), Some(Emit::Spirv));
     assert_eq!(Emit::from_name("hlsl"), None);
 }
@@ -75,7 +75,7 @@ fn compile_prints_what_the_backend_receives() {
 fn compile_reports_a_broken_file_with_its_location() {
     let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid/29_wgsl_syntax.ron");
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(cli::compile(&bad, &NullCompiler, Emit::Wgsl, &mut out, &mut err), 1);
+    assert_eq!(cli::compile(&bad, &SoftCompiler, Emit::Wgsl, &mut out, &mut err), 1);
     assert!(out.is_empty());
     assert!(
         String::from_utf8(err).unwrap().starts_with(&format!("{}:8:5: error: expected `;`", bad.display()))

@@ -14,6 +14,7 @@ use f3d_hal::{
 };
 use f3d_materials::reflect;
 
+use crate::NULL_BACKEND;
 use crate::pipeline::{NullPipeline, NullSampler, NullShader};
 use crate::texture::{NullGeometry, NullTexture};
 
@@ -31,7 +32,7 @@ impl NullDevice {
     /// A new null device labelled `label`.
     pub fn new(label: &str) -> Self {
         Self {
-            owner: DeviceOwner::new(BackendId::NULL, label),
+            owner: DeviceOwner::new(NULL_BACKEND, label),
             features: DeviceFeatures::empty().with(DeviceFeature::COPY_TEXTURE),
             limits: DeviceLimits { max_texture_dimension_2d: 16384, ..DeviceLimits::GUARANTEED },
             live: LiveCounter::new(),
@@ -77,7 +78,7 @@ impl NullDevice {
 
 impl GraphicsDevice for NullDevice {
     fn backend_id(&self) -> BackendId {
-        BackendId::NULL
+        NULL_BACKEND
     }
 
     fn owner(&self) -> &DeviceOwner {
@@ -124,7 +125,7 @@ impl GraphicsDevice for NullDevice {
 
     fn create_texture(&self, desc: &TextureDescriptor) -> Result<TextureHandle, DeviceError> {
         self.owner.check_alive("create_texture")?;
-        backend::check_texture_descriptor(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        backend::check_texture_descriptor(desc, &self.features, &self.limits, &NULL_BACKEND)?;
         let payload = NullTexture::new(desc, self.live_token(), &self.memory);
         Ok(backend::wrap_texture(&self.owner, desc.clone(), payload))
     }
@@ -148,7 +149,7 @@ impl GraphicsDevice for NullDevice {
         data: Option<&[u8]>,
     ) -> Result<GeometryBuffer, DeviceError> {
         self.owner.check_alive("create_geometry")?;
-        backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &BackendId::NULL)?;
+        backend::check_geometry_descriptor(desc, data, &self.features, &self.limits, &NULL_BACKEND)?;
         let bytes = data.map_or_else(|| vec![0; desc.size as usize], <[u8]>::to_vec);
         let payload = NullGeometry {
             _memory: self.memory.charge(MemoryKind::Geometry, bytes.len() as u64),
@@ -186,7 +187,7 @@ impl GraphicsDevice for NullDevice {
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
         const OP: &str = "create_pipeline";
         self.owner.check_alive(OP)?;
-        backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &NULL_BACKEND)?;
         let mut stages = Vec::new();
         for shader in std::iter::once(&desc.vertex).chain(desc.fragment.as_ref()) {
             backend::shader_payload::<NullShader>(&self.owner, shader, OP)?;
@@ -196,7 +197,7 @@ impl GraphicsDevice for NullDevice {
         let bindings = reflect::pipeline_bindings(&stages)
             .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
         backend::check_binding_limits(&bindings, &self.limits)?;
-        backend::check_render_storage(&desc.label, &bindings, &self.features, &BackendId::NULL)?;
+        backend::check_render_storage(&desc.label, &bindings, &self.features, &NULL_BACKEND)?;
         let info = PipelineInfo { label: desc.label.clone(), bindings, render: Some(desc.clone()) };
         let payload = NullPipeline { refusal_reported: false.into(), _live: self.live_token() };
         Ok(backend::wrap_pipeline(&self.owner, info, payload))
@@ -212,7 +213,7 @@ impl GraphicsDevice for NullDevice {
     ) -> Result<Box<dyn CommandEncoder + '_>, DeviceError> {
         const OP: &str = "begin_render_pass";
         self.owner.check_alive(OP)?;
-        backend::check_render_pass(desc, &self.features, &self.limits, &BackendId::NULL)?;
+        backend::check_render_pass(desc, &self.features, &self.limits, &NULL_BACKEND)?;
         Ok(Box::new(f3d_hal::record::Recorder::begin(self, desc)?))
     }
 
@@ -222,7 +223,7 @@ impl GraphicsDevice for NullDevice {
         region: TextureRegion,
     ) -> Result<PendingReadback, DeviceError> {
         let t = self.texture(texture, "readback")?;
-        check_readback(texture.descriptor(), &region, &BackendId::NULL)?;
+        check_readback(texture.descriptor(), &region, &NULL_BACKEND)?;
         // Everything submitted so far has already landed in memory; later work cannot touch
         // this copy.
         Ok(PendingReadback::ready(Ok(t.readback(texture.descriptor(), &region))))

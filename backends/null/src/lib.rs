@@ -12,13 +12,29 @@
 //! single-instance draws; that device's instancing check declines (with its pipeline
 //! refused, where the instances land cannot be seen).
 //!
-//! It is also the template for a new backend (copy the crate and rename it; a generator,
-//! `f3d create backend`, is planned and does not exist yet):
-//! it compiles against the published APIs of `f3d_hal` and `f3d_materials` only, and has
-//! the files every backend has — `device.rs` (the `GraphicsDevice`), `pass.rs` (encoders),
-//! `texture.rs`, `pipeline.rs` — minus `conv.rs`, since there is no API to convert HAL enums
-//! into, and `readback.rs`, since host memory reads back through the HAL's `HostPlanes`.
+//! ## The template for a new backend
+//!
+//! `f3d create backend --name NAME` writes this crate under a new name (its files are
+//! [`TEMPLATE_FILES`], with this backend's name replaced in each of its spellings). It compiles
+//! against the public APIs of `f3d_hal` and `f3d_materials` only, and has what every backend
+//! has:
+//!
+//! * `device.rs` — the [`GraphicsDevice`]: resources, checks, readback;
+//! * `pass.rs` — submit: the HAL's recorder checks every call of a pass and hands the device
+//!   the recorded pass to execute;
+//! * `texture.rs`, `pipeline.rs` — the payloads behind the HAL's handles;
+//! * `compiler.rs` — the [`MaterialCompiler`](f3d_materials::MaterialCompiler): what the
+//!   backend receives for a shader;
+//! * [`register_null_backend`] — the registration function an app (or a backend crate's own
+//!   `f3d` binary, through `f3d_cli::run`) calls;
+//! * `tests/conformance.rs` — the conformance suite's tiers but the shader one, one test per
+//!   check (a backend that draws adds `Tier::Shader` once it runs shaders);
+//! * `tests/registration.rs` — the backend opens by name through a registry.
+//!
+//! It has no `conv.rs`, since there is no API to convert HAL enums into, and no
+//! `readback.rs`, since host memory reads back through the HAL's `HostPlanes`.
 
+mod compiler;
 mod device;
 mod pass;
 mod pipeline;
@@ -26,15 +42,33 @@ mod texture;
 
 use std::sync::Arc;
 
+pub use compiler::NullCompiler;
 pub use device::NullDevice;
 use f3d_hal::{BackendId, DeviceRegistry, GraphicsDevice, Registration};
 
 #[cfg(doc)]
 use f3d_hal::DeviceFeature;
 
+/// This backend's name, as `F3D_BACKEND`, `--backend` and the registry spell it.
+pub const NULL_BACKEND: BackendId = BackendId::new("null");
+
 /// Registers the null backend; it always opens.
 pub fn register_null_backend(registry: &mut DeviceRegistry) -> Registration {
-    registry.add_backend(BackendId::NULL, |request| {
+    registry.add_backend(NULL_BACKEND, |request| {
         Ok(Arc::new(NullDevice::new(&request.label)) as Arc<dyn GraphicsDevice>)
     })
 }
+
+/// This crate's files, each as (path in the crate, text): what `f3d create backend` writes
+/// under a new name. A test in `f3d_cli` checks the list against the crate's directory.
+pub const TEMPLATE_FILES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../Cargo.toml")),
+    ("src/lib.rs", include_str!("lib.rs")),
+    ("src/compiler.rs", include_str!("compiler.rs")),
+    ("src/device.rs", include_str!("device.rs")),
+    ("src/pass.rs", include_str!("pass.rs")),
+    ("src/pipeline.rs", include_str!("pipeline.rs")),
+    ("src/texture.rs", include_str!("texture.rs")),
+    ("tests/conformance.rs", include_str!("../tests/conformance.rs")),
+    ("tests/registration.rs", include_str!("../tests/registration.rs")),
+];

@@ -6,11 +6,13 @@
 //! go through the registry and compilers it is given:
 //!
 //! ```no_run
-//! let mut registry = f3d::plugin::default_registry();
-//! // let _ = my_backend::register_my_backend(&mut registry);
-//! let compilers = f3d::material::offline_compilers();
-//! // compilers.add(std::sync::Arc::new(my_backend::MyCompiler));
-//! std::process::exit(f3d_cli::run(registry, compilers).into());
+//! fn main() -> std::process::ExitCode {
+//!     let mut registry = f3d::plugin::default_registry();
+//!     let _ = f3d_backend_null::register_null_backend(&mut registry); // your backend here
+//!     let mut compilers = f3d::material::offline_compilers();
+//!     compilers.add(std::sync::Arc::new(f3d_backend_null::NullCompiler));
+//!     f3d_cli::run(registry, compilers)
+//! }
 //! ```
 //!
 //! * `f3d conformance --backend <name> [--tier <tier>]` runs the conformance suite on one
@@ -34,7 +36,10 @@
 //!   replays it on another backend, writes each readback as PNG and, with `--compare`, exits
 //!   1 when one differs from the recording past the tolerance; `f3d trace info FILE` says
 //!   what a trace holds.
+//! * `f3d create backend --name NAME [--path DIR] [--f3d-path CHECKOUT | --workspace]` writes
+//!   a new backend crate from the null backend ([`create`]).
 
+pub mod create;
 mod render;
 mod trace;
 mod watch;
@@ -137,6 +142,33 @@ enum Command {
     Trace {
         #[command(subcommand)]
         command: TraceCommand,
+    },
+    /// Writes a new crate from a template.
+    Create {
+        #[command(subcommand)]
+        command: CreateCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CreateCommand {
+    /// A backend crate: the null backend under a new name (device, submit, material
+    /// compiler, registration, a conformance test and a registration test).
+    Backend {
+        /// The backend's name: lower-case letters, digits and `_` (the crate is
+        /// `f3d_backend_<name>`).
+        #[arg(long)]
+        name: String,
+        /// The crate's directory (default: `./f3d_backend_<name>`); must not exist or be empty.
+        #[arg(long)]
+        path: Option<std::path::PathBuf>,
+        /// Depend on the f3d crates of this checkout by path instead of by version.
+        #[arg(long, conflicts_with = "workspace")]
+        f3d_path: Option<std::path::PathBuf>,
+        /// Depend on the f3d crates as workspace dependencies (a backend inside f3d's
+        /// workspace).
+        #[arg(long)]
+        workspace: bool,
     },
 }
 
@@ -301,7 +333,48 @@ where
             render_command(&tools, job, Some(dot), w)
         }
         Command::Trace { command } => trace_command(&tools, command, w),
+        Command::Create { command: CreateCommand::Backend { name, path, f3d_path, workspace } } => {
+            create_backend(&name, path, f3d_path, workspace, w)
+        }
     }
+}
+
+fn create_backend(
+    name: &str,
+    path: Option<std::path::PathBuf>,
+    f3d_path: Option<std::path::PathBuf>,
+    workspace: bool,
+    w: &mut dyn Write,
+) -> u8 {
+    let deps = match (f3d_path, workspace) {
+        (_, true) => create::Dependencies::Workspace,
+        (Some(root), false) => match std::path::absolute(&root) {
+            Ok(root) if root.join("backends/hal/Cargo.toml").is_file() => create::Dependencies::Path(root),
+            _ => {
+                eprintln!(
+                    "error: --f3d-path {}: not an f3d checkout (no backends/hal/Cargo.toml)",
+                    root.display()
+                );
+                return 2;
+            }
+        },
+        (None, false) => create::Dependencies::Version(env!("CARGO_PKG_VERSION").to_owned()),
+    };
+    let files = match create::generate(name, &deps) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let dir = path.unwrap_or_else(|| format!("f3d_backend_{name}").into());
+    if let Err(e) = create::write(&dir, &files) {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    sayln!(w, "created f3d_backend_{name} in {} ({} files)", dir.display(), files.len());
+    sayln!(w, "`cargo test` there runs its registration test and the conformance suite");
+    0
 }
 
 fn trace_command(tools: &Tools, command: TraceCommand, w: &mut dyn Write) -> u8 {

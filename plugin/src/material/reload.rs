@@ -95,8 +95,8 @@ pub enum MaterialEvent {
 /// material store checks every material version against the live device
 /// ([`GraphicsDevice::check_shader_module`]), so what the open device can run is what counts.
 pub fn offline_compilers() -> MaterialCompilers {
-    #[allow(unused_mut)]
     let mut compilers = MaterialCompilers::builtin();
+    compilers.add(Arc::new(f3d_backend_null::NullCompiler));
     #[cfg(feature = "wgpu")]
     compilers.add(Arc::new(f3d_backend_wgpu::WgpuCompiler::new()));
     #[cfg(feature = "vulkan")]

@@ -37,7 +37,8 @@ use f3d_hal::{DeviceError, GraphicsDevice, OpenError};
 
 pub use runner::{
     CheckReport, Outcome, SuiteReport, backend_required, quiet_mesa, run_check, run_libtest_main,
-    run_libtest_main_serial, run_suite, run_suite_serial, run_suite_with_jobs, through_validation,
+    run_libtest_main_serial, run_libtest_main_tiers, run_suite, run_suite_serial, run_suite_with_jobs,
+    through_validation,
 };
 
 /// A tier of checks.

@@ -301,7 +301,18 @@ pub fn run_libtest_main(
     backend: BackendId,
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
-    libtest_main(backend, &factory, None)
+    libtest_main(backend, &factory, None, None)
+}
+
+/// [`run_libtest_main`] over only the checks of `tiers`. A backend written outside this
+/// repository that runs no shaders yet (the `f3d create backend` template) runs every tier but
+/// [`Tier::Shader`]: the suite would fail it for declining a tier it does not claim.
+pub fn run_libtest_main_tiers(
+    backend: BackendId,
+    tiers: &[Tier],
+    factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
+) -> ! {
+    libtest_main(backend, &factory, None, Some(tiers))
 }
 
 /// [`run_libtest_main`] with the checks run one after another (`--test-threads` is ignored),
@@ -314,17 +325,23 @@ pub fn run_libtest_main_serial(
     backend: BackendId,
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
-    libtest_main(backend, &factory, Some(1))
+    libtest_main(backend, &factory, Some(1), None)
 }
 
-fn libtest_main(backend: BackendId, factory: &Factory, force_threads: Option<usize>) -> ! {
+fn libtest_main(
+    backend: BackendId,
+    factory: &Factory,
+    force_threads: Option<usize>,
+    tiers: Option<&[Tier]>,
+) -> ! {
     let args = parse_args(std::env::args().skip(1));
     let selected: Vec<Check> = all_checks()
         .into_iter()
         .filter(|c| {
             let name = c.full_name();
             let matches = |f: &String| if args.exact { &name == f } else { name.contains(f.as_str()) };
-            (args.filters.is_empty() || args.filters.iter().any(matches))
+            tiers.is_none_or(|t| t.contains(&c.tier))
+                && (args.filters.is_empty() || args.filters.iter().any(matches))
                 && !args.skips.iter().any(|s| name.contains(s.as_str()))
         })
         .collect();

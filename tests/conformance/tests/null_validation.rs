@@ -1,4 +1,5 @@
-//! The validation layer over the null device: each kind of misuse is a typed error.
+//! The validation layer (the HAL's `ValidatingDevice`) over the null device: each kind of
+//! misuse is a typed error.
 
 use std::sync::Arc;
 
