@@ -124,10 +124,23 @@ pub struct DeviceOpenError(pub String);
 
 /// The device registry of the backends compiled in, in the default order: soft first (tried
 /// last), then the GPU backends. The null backend is registered too but only ever opens
-/// when asked for by name.
+/// when asked for by name. Then the backend libraries in the directories `F3D_BACKEND_PATH`
+/// lists are loaded and tried first (`f3d_hal::dynamic`); each load or refusal is logged and
+/// kept in [`DeviceRegistry::load_reports`].
 pub fn default_registry() -> DeviceRegistry {
     let mut registry = DeviceRegistry::new();
     let _ = register_default_backends(&mut registry);
+    if let Some(list) = std::env::var_os("F3D_BACKEND_PATH") {
+        // SAFETY: the user named these directories to load backends from, as they would name
+        // libraries to preload; each library's ABI string is checked before it is called.
+        let report = unsafe { registry.load_path_list(&list) };
+        for (id, path) in &report.loaded {
+            bevy_log::info!("loaded backend {id} from {}", path.display());
+        }
+        for refused in &report.refused {
+            bevy_log::warn!("F3D_BACKEND_PATH: refused {refused}");
+        }
+    }
     registry
 }
 

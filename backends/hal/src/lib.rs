@@ -22,7 +22,8 @@
 //!   overrides the member *and* reports the feature; a new member arrives with a default body,
 //!   so every backend keeps compiling.
 //!
-//! Beside the contract: [`record`], the one pass encoder backends submit from;
+//! Beside the contract: [`record`], the one pass encoder backends submit from; [`dynamic`],
+//! backends built as libraries and loaded at run time with an ABI check;
 //! [`ValidatingDevice`], the validation layer; [`trace`], a device wrapper that captures a
 //! session's calls into a versioned `.f3dtrace` file any backend can replay.
 //!
@@ -92,6 +93,7 @@
 
 pub mod backend;
 mod device;
+pub mod dynamic;
 mod error;
 mod feature;
 mod format;
@@ -118,6 +120,7 @@ pub use device::{
     AdapterInfo, ComputePipelineDescriptor, DepthRange, FramebufferOrigin, GraphicsDevice, PipelineRefusal,
     PipelineRefusals,
 };
+pub use dynamic::{LoadError, LoadReport};
 pub use error::DeviceError;
 pub use feature::{DeviceFeature, DeviceFeatures, DeviceLimits};
 pub use format::{FormatAspects, FormatFacts, FormatSupport, SampleKind, TextureFormat};

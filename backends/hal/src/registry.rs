@@ -187,6 +187,7 @@ struct Entry {
 pub struct DeviceRegistry {
     entries: Vec<Entry>,
     next_key: u64,
+    loads: Vec<crate::dynamic::LoadReport>,
 }
 
 impl fmt::Debug for DeviceRegistry {
@@ -218,6 +219,29 @@ impl DeviceRegistry {
         let before = self.entries.len();
         self.entries.retain(|e| e.key != registration.0);
         before != self.entries.len()
+    }
+
+    /// What each [`load_dir`](Self::load_dir) or [`load_path_list`](Self::load_path_list) on
+    /// this registry did, in order.
+    pub fn load_reports(&self) -> &[crate::dynamic::LoadReport] {
+        &self.loads
+    }
+
+    pub(crate) fn note_load(&mut self, report: &crate::dynamic::LoadReport) {
+        self.loads.push(report.clone());
+    }
+
+    pub(crate) fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The backends of the entries from index `start` on, in the order added.
+    pub(crate) fn names_from(&self, start: usize) -> Vec<BackendId> {
+        self.entries[start..].iter().map(|e| e.backend.clone()).collect()
+    }
+
+    pub(crate) fn truncate_entries(&mut self, len: usize) {
+        self.entries.truncate(len);
     }
 
     /// The registered backends, in the order `open` tries them.

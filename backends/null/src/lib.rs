@@ -27,9 +27,14 @@
 //!   backend receives for a shader;
 //! * [`register_null_backend`] — the registration function an app (or a backend crate's own
 //!   `f3d` binary, through `f3d_cli::run`) calls;
+//! * [`f3d_backend_null_abi`] and [`f3d_backend_null_register`] — what a program that loads
+//!   the crate's `cdylib` (`libf3d_backend_null.so`) at run time calls, through
+//!   `DeviceRegistry::load_dir` or `F3D_BACKEND_PATH` ([`f3d_hal::dynamic`]);
 //! * `tests/conformance.rs` — the conformance suite's tiers but the shader one, one test per
 //!   check (a backend that draws adds `Tier::Shader` once it runs shaders);
-//! * `tests/registration.rs` — the backend opens by name through a registry.
+//! * `tests/registration.rs` — the backend opens by name through a registry;
+//! * `tests/dynamic.rs` — the built library loads at run time and passes the same suite, and
+//!   a copy with its ABI string altered is refused.
 //!
 //! It has no `conv.rs`, since there is no API to convert HAL enums into, and no
 //! `readback.rs`, since host memory reads back through the HAL's `HostPlanes`.
@@ -59,6 +64,25 @@ pub fn register_null_backend(registry: &mut DeviceRegistry) -> Registration {
     })
 }
 
+/// The ABI string this library was built with ([`f3d_hal::dynamic::ABI`]), for a loader to
+/// compare with its own before registering it (the crate is also built as a `cdylib`).
+#[unsafe(no_mangle)]
+pub extern "C" fn f3d_backend_null_abi() -> *const std::ffi::c_char {
+    f3d_hal::dynamic::ABI_C.as_ptr()
+}
+
+/// Registers this backend into a loader's registry ([`DeviceRegistry::load_dir`]).
+///
+/// # Safety
+///
+/// `registry` points to a live registry of a program whose ABI string is this library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn f3d_backend_null_register(registry: *mut DeviceRegistry) {
+    // SAFETY: the loader passes its own registry, after comparing the ABI strings.
+    let registry = unsafe { &mut *registry };
+    let _ = register_null_backend(registry);
+}
+
 /// This crate's files, each as (path in the crate, text): what `f3d create backend` writes
 /// under a new name. A test in `f3d_cli` checks the list against the crate's directory.
 pub const TEMPLATE_FILES: &[(&str, &str)] = &[
@@ -70,5 +94,6 @@ pub const TEMPLATE_FILES: &[(&str, &str)] = &[
     ("src/pipeline.rs", include_str!("pipeline.rs")),
     ("src/texture.rs", include_str!("texture.rs")),
     ("tests/conformance.rs", include_str!("../tests/conformance.rs")),
+    ("tests/dynamic.rs", include_str!("../tests/dynamic.rs")),
     ("tests/registration.rs", include_str!("../tests/registration.rs")),
 ];

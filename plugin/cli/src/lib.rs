@@ -515,7 +515,8 @@ fn material(tools: &Tools, command: MaterialCommand, w: &mut dyn Write) -> u8 {
 }
 
 /// `f3d backends`: one line per registered backend, `name: adapter (kind)` or
-/// `name: not available: reason`, in the registry's order of preference.
+/// `name: not available: reason`, in the registry's order of preference; then a line per
+/// backend library the registry loaded or refused (`F3D_BACKEND_PATH`).
 fn backends(tools: &Tools, w: &mut dyn Write) -> u8 {
     let registry = &tools.registry;
     for id in registry.backends() {
@@ -532,6 +533,9 @@ fn backends(tools: &Tools, w: &mut dyn Write) -> u8 {
             }
             Err(e) => sayln!(w, "{id}: not available: {e}"),
         }
+    }
+    for line in registry.load_reports().iter().flat_map(|r| r.lines()) {
+        sayln!(w, "{line}");
     }
     0
 }

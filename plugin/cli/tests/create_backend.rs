@@ -1,6 +1,7 @@
 //! `f3d create backend`: the template is the null crate itself, file for file; a backend
 //! generated under another name builds outside the workspace against the f3d crates by path
-//! and passes its own tests (registration and the conformance suite).
+//! and passes its own tests (registration, the conformance suite, and the same suite through
+//! its `cdylib` loaded at run time).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -117,7 +118,13 @@ fn a_generated_backend_builds_and_passes_its_own_tests() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "cargo test failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("test registers_and_opens_by_name ... ok"), "{stdout}");
+    for test in [
+        "registers_and_opens_by_name",
+        "the_loaded_library_passes_the_suite",
+        "a_library_built_otherwise_is_refused_naming_both_abis",
+    ] {
+        assert!(stdout.contains(&format!("test {test} ... ok")), "{test}:\n{stdout}");
+    }
     let summary = stdout.lines().find(|l| l.starts_with("conformance wobble: ")).unwrap_or_default();
     assert!(summary.contains(" 0 failed") && !summary.contains(" 0 passed"), "{stdout}");
     assert!(!stdout.contains("shader::"), "the template's suite leaves the shader tier out:\n{stdout}");
