@@ -213,10 +213,31 @@ pub fn run(mut app: App) -> ExitCode {
             if info.cpu { " (CPU)" } else { "" }
         );
     }
-    match app.run() {
+    let exit = app.run();
+    if let Some(device) = app.world().get_resource::<RenderDevice>() {
+        println!("{}", shader_cache_line(device.0.as_ref()));
+    }
+    match exit {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(_) => ExitCode::FAILURE,
     }
+}
+
+/// `shader cache: N read, N compiled (DIR)` — what the device's shader cache on disk did this
+/// run (and how many corrupt entries it replaced, if any), or why there was none.
+pub fn shader_cache_line(device: &dyn f3d::f3d_hal::GraphicsDevice) -> String {
+    let Some(cache) = device.shader_cache() else {
+        return format!(
+            "shader cache: none (the {} backend keeps no compiled shaders on disk)",
+            device.backend_id()
+        );
+    };
+    let Some(dir) = cache.dir() else {
+        return "shader cache: off (F3D_SHADER_CACHE=off, or no cache directory)".to_owned();
+    };
+    let s = cache.stats();
+    let corrupt = if s.corrupt > 0 { format!(", {} corrupt replaced", s.corrupt) } else { String::new() };
+    format!("shader cache: {} read, {} compiled{corrupt} ({})", s.hits, s.compiles, dir.display())
 }
 
 /// The whole `main` of an example that draws one scene: parses the common flags (the picture

@@ -275,7 +275,7 @@ fn parse_and_validate(
             e.notes().map(str::to_owned).collect(),
         )
     })?;
-    ValidatedModule::new(module).map_err(|e| {
+    ValidatedModule::new(module).map(|m| m.with_source(text)).map_err(|e| {
         let labels: Vec<(naga::Span, String)> = e.spans().cloned().collect();
         located(source, fallback, false, error_chain(&*e), &labels, Vec::new())
     })

@@ -231,7 +231,7 @@ pub fn compile_library_module(name: &str) -> Result<ValidatedModule, ContractErr
     pre.library(name).map_err(|e| err(e.diagnostic()))?;
     let text = pre.out.text().to_owned();
     let module = naga::front::wgsl::parse_str(&text).map_err(|e| err(e.emit_to_string(&text)))?;
-    ValidatedModule::new(module).map_err(|e| err(error_chain(&*e)))
+    ValidatedModule::new(module).map(|m| m.with_source(&text)).map_err(|e| err(error_chain(&*e)))
 }
 
 /// The bindings `stage` keeps (uses), from reflection of the library.

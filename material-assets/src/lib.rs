@@ -150,5 +150,6 @@ use f3d_hal::{ValidatedModule, naga};
 pub fn compile_wgsl(label: &str, source: &str) -> Result<ValidatedModule, String> {
     let module =
         naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string_with_path(source, label))?;
-    ValidatedModule::new(module).map_err(|e| e.emit_to_string_with_path(source, label))
+    let validated = ValidatedModule::new(module).map_err(|e| e.emit_to_string_with_path(source, label))?;
+    Ok(validated.with_source(source))
 }

@@ -132,7 +132,12 @@ impl ShaderMaterial {
                 code: "shader material",
                 signature: "a @fragment entry point",
             })?;
-        let validated = ValidatedModule::new(module).map_err(|e| {
+        // The text naga parsed, marked with its language: the shader cache's key.
+        let source = match map {
+            Some(rewritten) => format!("glsl\n{}", rewritten.text()),
+            None => format!("wgsl\n{}", file.text()),
+        };
+        let validated = ValidatedModule::new(module).map(|m| m.with_source(&source)).map_err(|e| {
             let span = e.spans().filter_map(|(s, _)| s.to_range()).last();
             let at = span
                 .and_then(|r| match map {

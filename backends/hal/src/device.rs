@@ -187,6 +187,13 @@ pub trait GraphicsDevice: Send + Sync {
     /// Pipelines refused at draw time, each once.
     fn pipeline_refusals(&self) -> PipelineRefusals;
 
+    /// The shader cache on disk this device reads its compiled shaders from and writes them
+    /// to ([`shader_cache`](crate::shader_cache)); `None` for a backend that keeps no compiled
+    /// form on disk. A clone, sharing the device's counters.
+    fn shader_cache(&self) -> Option<crate::shader_cache::ShaderCache> {
+        None
+    }
+
     /// Marks the device lost, as a driver reset would; for tests of loss handling.
     fn simulate_loss(&self, why: &str) {
         self.owner().lose(LossReason::Simulated(why.to_owned()));
@@ -310,6 +317,9 @@ macro_rules! forward_device_queries {
         }
         fn pipeline_refusals(&self) -> $crate::PipelineRefusals {
             self.inner.pipeline_refusals()
+        }
+        fn shader_cache(&self) -> Option<$crate::shader_cache::ShaderCache> {
+            self.inner.shader_cache()
         }
         fn simulate_loss(&self, why: &str) {
             self.inner.simulate_loss(why)

@@ -23,7 +23,8 @@
 //!   so every backend keeps compiling.
 //!
 //! Beside the contract: [`record`], the one pass encoder backends submit from; [`dynamic`],
-//! backends built as libraries and loaded at run time with an ABI check;
+//! backends built as libraries and loaded at run time with an ABI check; [`shader_cache`],
+//! compiled shaders kept on disk between runs;
 //! [`ValidatingDevice`], the validation layer; [`trace`], a device wrapper that captures a
 //! session's calls into a versioned `.f3dtrace` file any backend can replay.
 //!
@@ -111,6 +112,7 @@ pub use raw_window_handle;
 mod readback;
 mod registry;
 mod shader;
+pub mod shader_cache;
 mod texture;
 pub mod trace;
 mod validation;

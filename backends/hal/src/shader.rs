@@ -60,6 +60,7 @@ pub struct ValidatedModule {
     module: naga::Module,
     info: naga::valid::ModuleInfo,
     compiled: Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>,
+    source_hash: Option<[u8; 32]>,
 }
 
 impl fmt::Debug for ValidatedModule {
@@ -79,7 +80,20 @@ impl ValidatedModule {
             naga::valid::Capabilities::all(),
         );
         let info = validator.validate(&module).map_err(Box::new)?;
-        Ok(Self { module, info, compiled: Mutex::new(Vec::new()) })
+        Ok(Self { module, info, compiled: Mutex::new(Vec::new()), source_hash: None })
+    }
+
+    /// This module, marked as parsed from `source` (the composed text, variant defines
+    /// included): its compiled forms may then be kept in the shader cache on disk
+    /// ([`compiled_cached`](Self::compiled_cached)), keyed by a hash of that text.
+    pub fn with_source(mut self, source: &str) -> Self {
+        self.source_hash = Some(*blake3::hash(source.as_bytes()).as_bytes());
+        self
+    }
+
+    /// Whether the module carries the hash of its source ([`with_source`](Self::with_source)).
+    pub fn has_source(&self) -> bool {
+        self.source_hash.is_some()
     }
 
     /// The IR.
@@ -121,6 +135,40 @@ impl ValidatedModule {
         }
         forms.push((key.to_owned(), made.clone()));
         Ok(made)
+    }
+
+    /// [`compiled`](Self::compiled), also kept on disk in `cache` when the module has its
+    /// source ([`with_source`](Self::with_source)): a form another run wrote under the same
+    /// key (source, `key`, naga and f3d versions) is read back with `decode` instead of made;
+    /// a new one is written with `encode`. An entry `decode` rejects counts as corrupt, is
+    /// removed and made again.
+    pub fn compiled_cached<T: Any + Send + Sync>(
+        &self,
+        key: &str,
+        cache: &crate::shader_cache::ShaderCache,
+        encode: impl FnOnce(&T) -> Vec<u8>,
+        decode: impl FnOnce(&[u8]) -> Option<T>,
+        make: impl FnOnce() -> Result<T, String>,
+    ) -> Result<Arc<T>, String> {
+        let Some(source) = self.source_hash.filter(|_| cache.dir().is_some()) else {
+            return self.compiled(key, make);
+        };
+        self.compiled(key, || {
+            let disk_key = crate::shader_cache::CacheKey::of(&[&source, key.as_bytes()]);
+            if let Some(form) = cache.get(&disk_key).and_then(|bytes| {
+                let form = decode(&bytes);
+                if form.is_none() {
+                    cache.reject(&disk_key);
+                }
+                form
+            }) {
+                return Ok(form);
+            }
+            let form = make()?;
+            cache.note_compile();
+            cache.put(&disk_key, &encode(&form));
+            Ok(form)
+        })
     }
 
     /// How many backend forms [`compiled`](Self::compiled) has made of this module.

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 
 use f3d_hal::naga;
+use f3d_hal::shader_cache::ShaderCache;
 use f3d_hal::{BackendId, ShaderStage, ValidatedModule};
 use f3d_materials::{BackendShader, MaterialCompiler, MaterialError};
 use naga::back::spv;
@@ -127,16 +128,38 @@ pub(crate) fn entry_spirv(
 }
 
 /// SPIR-V words of one entry point, kept with the module ([`ValidatedModule::compiled`]): the
-/// material check and `create_shader` of every device with the same capabilities share them.
+/// material check and `create_shader` of every device with the same capabilities share them;
+/// and on disk in `cache` ([`ValidatedModule::compiled_cached`]), so the next run reads them
+/// instead of running naga's SPIR-V writer.
 pub(crate) fn cached_entry_spirv(
     module: &ValidatedModule,
     stage: ShaderStage,
     entry_point: &str,
     caps: &ShaderCaps,
+    cache: &ShaderCache,
 ) -> Result<Arc<Vec<u32>>, String> {
     let key = format!("vulkan spirv [{}] {stage} {entry_point}", caps.key);
-    module.compiled(&key, || entry_spirv(module, stage, entry_point, caps))
+    // On disk the key also names how the words are written: this file's text (the writer's
+    // options live here), so an edited compiler never reads an older one's words.
+    static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let writer = WRITER.get_or_init(|| blake3_hex(include_str!("compiler.rs")));
+    let disk_key = format!("{key} writer {writer}");
+    let encode = |words: &Vec<u32>| words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let decode = |bytes: &[u8]| {
+        let words: Vec<u32> =
+            bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        (bytes.len().is_multiple_of(4) && words.first() == Some(&SPIRV_MAGIC)).then_some(words)
+    };
+    module.compiled_cached(&disk_key, cache, encode, decode, || entry_spirv(module, stage, entry_point, caps))
 }
+
+/// The hash of `text`, as hex (the shader cache's own key function, over one part).
+fn blake3_hex(text: &str) -> String {
+    f3d_hal::shader_cache::CacheKey::of(&[text.as_bytes()]).hex()
+}
+
+/// The first word of every SPIR-V module.
+const SPIRV_MAGIC: u32 = 0x0723_0203;
 
 /// SPIR-V words of a whole module (every entry point).
 pub(crate) fn module_spirv(module: &ValidatedModule, caps: &ShaderCaps) -> Result<Vec<u32>, String> {

@@ -26,6 +26,7 @@ use crate::readback::{buffer_of, read_texture, staging_upload};
 use crate::swapchain::VkSurface;
 use crate::sync::{ObjectCounter, Resource, Shared, WatchSettings};
 use crate::texture::{FormatTable, VkGeometry, VkSampler, VkTexture, buffer_usage};
+use f3d_hal::shader_cache::ShaderCache;
 
 /// Bytes of uploads the open command buffer may collect before it is submitted on its own.
 const UPLOAD_FLUSH_BYTES: u64 = 64 << 20;
@@ -76,6 +77,7 @@ pub struct VulkanDevice {
     live: LiveCounter,
     refusals: Mutex<PipelineRefusals>,
     shader_caps: ShaderCaps,
+    shader_cache: ShaderCache,
 }
 
 fn unavailable(reason: String) -> OpenError {
@@ -185,10 +187,19 @@ impl VulkanDevice {
             FormatTable::build(&instance.instance, opened.physical, &opened.caps.enabled, &mut features);
         let limits = hal_limits(&opened.caps);
         let shader_caps = ShaderCaps::from_enabled(&opened.caps.enabled);
+        let explicit_dir = options.pipeline_cache_dir.is_some();
         let cache_dir = if options.no_pipeline_cache {
             None
         } else {
             options.pipeline_cache_dir.or_else(crate::pipeline::default_cache_dir)
+        };
+        // SPIR-V beside the driver's pipeline cache: the same switch and directory.
+        let shader_cache = match (&cache_dir, explicit_dir) {
+            (None, _) => ShaderCache::off(),
+            (Some(dir), true) => {
+                ShaderCache::at(dir.join("shaders"), f3d_hal::shader_cache::DEFAULT_CAP_BYTES)
+            }
+            (Some(_), false) => ShaderCache::from_env(),
         };
         let cache_file = cache_dir.map(|d| crate::pipeline::cache_file(&d, &opened.caps));
         let info = AdapterInfo {
@@ -207,6 +218,7 @@ impl VulkanDevice {
             live: LiveCounter::new(),
             refusals: Mutex::new(Vec::new()),
             shader_caps,
+            shader_cache,
         })
     }
 
@@ -631,6 +643,10 @@ impl GraphicsDevice for VulkanDevice {
         Ok(backend::wrap_sampler(&self.owner, desc, payload))
     }
 
+    fn shader_cache(&self) -> Option<ShaderCache> {
+        Some(self.shader_cache.clone())
+    }
+
     fn check_shader_module(
         &self,
         _label: &str,
@@ -641,7 +657,7 @@ impl GraphicsDevice for VulkanDevice {
         for ep in &module.module().entry_points {
             let stage = ShaderStage::from_naga(ep.stage)
                 .ok_or_else(|| format!("entry point `{}` is a {:?} stage", ep.name, ep.stage))?;
-            cached_entry_spirv(module, stage, &ep.name, &self.shader_caps)
+            cached_entry_spirv(module, stage, &ep.name, &self.shader_caps, &self.shader_cache)
                 .map_err(|reason| format!("entry point `{}`: {reason}", ep.name))?;
         }
         Ok(())
@@ -657,8 +673,14 @@ impl GraphicsDevice for VulkanDevice {
                 desc.stage, desc.entry_point
             )));
         }
-        let words = cached_entry_spirv(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps)
-            .map_err(shader_error)?;
+        let words = cached_entry_spirv(
+            &desc.module,
+            desc.stage,
+            &desc.entry_point,
+            &self.shader_caps,
+            &self.shader_cache,
+        )
+        .map_err(shader_error)?;
         let shared = &self.shared;
         let (id, module) = self.checked(OP, || {
             let info = vk::ShaderModuleCreateInfo::default().code(&words);

@@ -442,6 +442,8 @@ fn the_pipeline_cache_is_saved_and_read_back() {
     let file = device.vk_pipeline_cache_file().expect("a cache file").to_owned();
     assert!(file.starts_with(&dir));
     drop(pipeline(&device, RECT_WGSL, "cached", |_| {}));
+    let first = device.shader_cache().expect("a shader cache").stats();
+    assert_eq!((first.hits, first.compiles), (0, 2), "{first:?}");
     drop(device);
     let saved = std::fs::read(&file).expect("the cache was written when the device dropped");
     // Vulkan's header: its own length (32), version ONE; the data after it is the driver's
@@ -451,13 +453,39 @@ fn the_pipeline_cache_is_saved_and_read_back() {
         "not a pipeline cache: {:?}",
         &saved[..saved.len().min(8)]
     );
+    let stats = |d: &VulkanDevice| d.shader_cache().expect("a shader cache").stats();
     let device = open().expect("reopen");
     drop(pipeline(&device, RECT_WGSL, "cached again", |_| {}));
+    // The SPIR-V of both stages came from the first device's run, off disk.
+    assert_eq!((stats(&device).hits, stats(&device).compiles), (2, 0), "{:?}", stats(&device));
     drop(device);
+
+    // Corrupted entries are found, replaced, and the pipeline is built all the same.
+    let shaders = dir.join("shaders");
+    let entries: Vec<_> =
+        std::fs::read_dir(&shaders).expect("shader entries").flatten().map(|e| e.path()).collect();
+    assert_eq!(entries.len(), 2, "one entry per stage: {entries:?}");
+    for path in &entries {
+        let mut bytes = std::fs::read(path).expect("entry");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(path, bytes).expect("corrupted");
+    }
+    let device = open().expect("reopen");
+    drop(pipeline(&device, RECT_WGSL, "rebuilt", |_| {}));
+    let s = stats(&device);
+    assert_eq!((s.hits, s.corrupt, s.compiles), (0, 2, 2), "{s:?}");
+    drop(device);
+    let device = open().expect("reopen");
+    drop(pipeline(&device, RECT_WGSL, "rebuilt, read", |_| {}));
+    assert_eq!((stats(&device).hits, stats(&device).compiles), (2, 0), "the rebuilt entries are read");
+    drop(device);
+
     let none =
         VulkanDevice::open_with(&DeviceRequest::new(8, 8), VulkanOptions::new().without_pipeline_cache())
             .expect("open");
     assert!(none.vk_pipeline_cache_file().is_none());
+    assert!(none.shader_cache().expect("the switch is the same").dir().is_none());
     let _ = std::fs::remove_dir_all(&dir);
     assert_clean(&log);
 }
