@@ -177,8 +177,14 @@ fn screenshot_last_frame(mut commands: Commands, run: Res<Run>, mut frame: Local
     }
 }
 
-/// Prints the file written and the frame time (and with `--verbose` the device's memory).
-fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>, run: Res<Run>) {
+/// Prints the file written, the frame time and the shader cache line (and with `--verbose`
+/// the device's memory).
+fn report(
+    mut shots: MessageReader<ScreenshotCaptured>,
+    stats: Res<RenderStats>,
+    run: Res<Run>,
+    device: Option<Res<RenderDevice>>,
+) {
     for shot in shots.read() {
         if let Some(e) = &shot.error {
             println!("frame {}: screenshot failed: {e}", shot.frame);
@@ -193,6 +199,9 @@ fn report(mut shots: MessageReader<ScreenshotCaptured>, stats: Res<RenderStats>,
             stats.total_frame_time.as_secs_f64() * 1e3 / frames as f64,
             stats.frames_rendered
         );
+        if let Some(device) = &device {
+            println!("{}", shader_cache_line(device.0.as_ref()));
+        }
         if run.0.verbose {
             println!("device memory: {}", stats.memory);
             println!("device memory, peak total: {:.2} MB", stats.peak_memory as f64 / 1e6);
@@ -213,11 +222,7 @@ pub fn run(mut app: App) -> ExitCode {
             if info.cpu { " (CPU)" } else { "" }
         );
     }
-    let exit = app.run();
-    if let Some(device) = app.world().get_resource::<RenderDevice>() {
-        println!("{}", shader_cache_line(device.0.as_ref()));
-    }
-    match exit {
+    match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(_) => ExitCode::FAILURE,
     }

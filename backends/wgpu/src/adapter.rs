@@ -47,6 +47,7 @@ pub(crate) fn used_features() -> wgpu::Features {
         | wgpu::Features::INDIRECT_FIRST_INSTANCE
         | wgpu::Features::MULTIVIEW
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+        | wgpu::Features::PIPELINE_CACHE
 }
 
 fn unavailable(reason: String) -> OpenError {

@@ -44,7 +44,7 @@ pub(crate) fn create_compute_pipeline(
                 module: &shader.module,
                 entry_point: Some(&sd.entry_point),
                 compilation_options: Default::default(),
-                cache: None,
+                cache: dev.pipeline_cache.as_ref(),
             });
             (groups, pipeline)
         })

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use f3d_hal::backend::{self, LiveCounter, LiveToken, MemoryCounter, check_region};
+use f3d_hal::shader_cache::{CacheKey, ShaderCache};
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, ComputePipelineDescriptor, DepthRange, DeviceError,
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, DeviceRequest, FormatSupport,
@@ -46,6 +47,11 @@ pub struct WgpuDevice {
     pub(crate) ring: Mutex<UniformRing>,
     pub(crate) loss: LossCell,
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// The driver's pipeline cache, when wgpu has one for this adapter (Vulkan), read from the
+    /// shader cache on disk at open and written back when the device drops.
+    pub(crate) pipeline_cache: Option<wgpu::PipelineCache>,
+    shader_cache: ShaderCache,
+    pipeline_cache_key: Option<CacheKey>,
 }
 
 impl WgpuDevice {
@@ -54,8 +60,14 @@ impl WgpuDevice {
     /// [`OpenError::DeviceUnavailable`] (with a sentence saying why) when there is no adapter,
     /// so a registry moves on to the next backend.
     pub fn open(request: &DeviceRequest) -> Result<Self, OpenError> {
+        Self::open_with_shader_cache(request, ShaderCache::from_env())
+    }
+
+    /// [`open`](Self::open) keeping the driver's pipeline cache in `cache` (the environment's
+    /// shader cache otherwise: `f3d_hal::shader_cache`).
+    pub fn open_with_shader_cache(request: &DeviceRequest, cache: ShaderCache) -> Result<Self, OpenError> {
         adapter::open(adapter::instance(request), request, None)
-            .map(|opened| Self::from_opened(opened, &request.label))
+            .map(|opened| Self::from_opened(opened, &request.label, cache))
     }
 
     /// Opens a device from an instance the caller made, able to present to `surface` (the
@@ -66,10 +78,10 @@ impl WgpuDevice {
         request: &DeviceRequest,
     ) -> Result<Self, OpenError> {
         adapter::open(instance, request, Some(surface))
-            .map(|opened| Self::from_opened(opened, &request.label))
+            .map(|opened| Self::from_opened(opened, &request.label, ShaderCache::from_env()))
     }
 
-    fn from_opened(opened: Opened, label: &str) -> Self {
+    fn from_opened(opened: Opened, label: &str, shader_cache: ShaderCache) -> Self {
         let Opened { instance, adapter, device, queue, grant } = opened;
         let features = adapter::hal_features(&adapter, &grant);
         let limits = adapter::hal_limits(&grant);
@@ -98,6 +110,7 @@ impl WgpuDevice {
         };
         let memory = MemoryCounter::new();
         let ring = UniformRing::new(&device, grant.limits.min_uniform_buffer_offset_alignment, &memory);
+        let (pipeline_cache, pipeline_cache_key) = open_pipeline_cache(&device, &grant, &wi, &shader_cache);
         Self {
             owner: DeviceOwner::new(BackendId::WGPU, label),
             instance,
@@ -116,6 +129,17 @@ impl WgpuDevice {
             ring: Mutex::new(ring),
             loss,
             uncaptured,
+            pipeline_cache,
+            shader_cache,
+            pipeline_cache_key,
+        }
+    }
+
+    /// Writes the driver's pipeline cache back to the shader cache on disk.
+    fn save_pipeline_cache(&self) {
+        let (Some(cache), Some(key)) = (&self.pipeline_cache, &self.pipeline_cache_key) else { return };
+        if let Some(data) = cache.get_data().filter(|d| !d.is_empty()) {
+            self.shader_cache.put(key, &data);
         }
     }
 
@@ -433,6 +457,11 @@ impl GraphicsDevice for WgpuDevice {
         Ok(backend::wrap_sampler(&self.owner, desc, payload))
     }
 
+    fn shader_cache(&self) -> Option<ShaderCache> {
+        // What wgpu keeps on disk is the driver's pipeline cache: there is none off Vulkan.
+        self.grant.features.contains(wgpu::Features::PIPELINE_CACHE).then(|| self.shader_cache.clone())
+    }
+
     fn check_shader_module(
         &self,
         label: &str,
@@ -644,3 +673,49 @@ pub(crate) fn scoped_on<T>(
         Some(e) => Err(DeviceError::Backend { operation, backend: BackendId::WGPU, message: e.to_string() }),
     }
 }
+
+impl Drop for WgpuDevice {
+    fn drop(&mut self) {
+        self.save_pipeline_cache();
+    }
+}
+
+/// The driver's pipeline cache for this adapter (wgpu keeps one on Vulkan only), seeded with
+/// the data an earlier run saved in `shader_cache` under a key naming wgpu's adapter key,
+/// the driver and wgpu's version; with its key, for saving. A miss counts as a compile.
+fn open_pipeline_cache(
+    device: &wgpu::Device,
+    grant: &Grant,
+    info: &wgpu::AdapterInfo,
+    shader_cache: &ShaderCache,
+) -> (Option<wgpu::PipelineCache>, Option<CacheKey>) {
+    if !grant.features.contains(wgpu::Features::PIPELINE_CACHE) || shader_cache.dir().is_none() {
+        return (None, None);
+    }
+    let Some(adapter_key) = wgpu::util::pipeline_cache_key(info) else { return (None, None) };
+    let key = CacheKey::of(&[
+        b"wgpu pipeline cache",
+        adapter_key.as_bytes(),
+        info.driver.as_bytes(),
+        info.driver_info.as_bytes(),
+        WGPU_VERSION.as_bytes(),
+    ]);
+    let data = shader_cache.get(&key);
+    if data.is_none() {
+        shader_cache.note_compile();
+    }
+    // SAFETY: the data, if any, is what `PipelineCache::get_data` returned for an adapter of
+    // the same wgpu cache key, driver and wgpu version (the entry's checksum held); wgpu and
+    // the driver check its header again, and `fallback` makes an unusable blob an empty cache.
+    let cache = unsafe {
+        device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+            label: Some("f3d pipeline cache"),
+            data: data.as_deref(),
+            fallback: true,
+        })
+    };
+    (Some(cache), Some(key))
+}
+
+/// The wgpu release pipeline cache data is made by (its data is refused across releases).
+const WGPU_VERSION: &str = "30";

@@ -374,7 +374,7 @@ pub(crate) fn create_render_pipeline(
                 targets: &targets,
             }),
             multiview_mask: desc.multiview.and_then(|n| NonZeroU32::new((1u32 << n.get().min(31)) - 1)),
-            cache: None,
+            cache: dev.pipeline_cache.as_ref(),
         });
         (groups, pipeline)
     });

@@ -390,3 +390,63 @@ fn a_pass_does_not_sample_its_own_attachment() {
     pass.submit().expect("submit");
     assert!(device.wgpu_take_uncaptured_errors().is_empty());
 }
+
+/// On Vulkan, the driver's pipeline cache is kept in the shader cache on disk: written when
+/// the device drops, read by the next device of the same adapter, and replaced when corrupt
+/// (the pipeline is built all the same).
+#[test]
+fn the_pipeline_cache_is_kept_on_disk() {
+    use f3d_hal::shader_cache::ShaderCache;
+    common::quiet_mesa();
+    let dir = std::env::temp_dir().join(format!("f3d-wgpu-pipeline-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let open =
+        || WgpuDevice::open_with_shader_cache(&DeviceRequest::new(8, 8), ShaderCache::at(&dir, 1 << 30));
+    let device = match open() {
+        Ok(d) => d,
+        Err(e) => {
+            assert!(!f3d_conformance::backend_required(&BackendId::WGPU), "{e}");
+            return;
+        }
+    };
+    let vulkan = device.wgpu_adapter().get_info().backend == wgpu::Backend::Vulkan;
+    let Some(cache) = device.shader_cache() else {
+        assert!(!vulkan, "wgpu keeps a pipeline cache on Vulkan");
+        return;
+    };
+    assert_eq!((cache.stats().hits, cache.stats().compiles), (0, 1), "a cold cache");
+    drop(rect_pipeline(&device));
+    drop(device);
+    let entries = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    };
+    assert_eq!(entries().len(), 1, "the driver's cache was written when the device dropped");
+
+    let device = open().expect("reopen");
+    let stats = device.shader_cache().expect("a cache").stats();
+    assert_eq!((stats.hits, stats.compiles), (1, 0), "read back");
+    drop(rect_pipeline(&device));
+    drop(device);
+
+    for path in entries() {
+        let mut bytes = std::fs::read(&path).expect("entry");
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&path, bytes).expect("truncated");
+    }
+    let device = open().expect("reopen");
+    let stats = device.shader_cache().expect("a cache").stats();
+    assert_eq!((stats.hits, stats.corrupt, stats.compiles), (0, 1, 1), "{stats:?}");
+    let t = target(&device, 8, 8);
+    let p = rect_pipeline(&device);
+    let mut pass = device
+        .begin_render_pass(&RenderPassDescriptor::color("rebuilt", ColorAttachment::clear(&t, Color::BLACK)))
+        .expect("begin_render_pass");
+    pass.set_pipeline(&p).expect("set_pipeline");
+    let slot = p.slot("params").expect("params is declared");
+    assert!(pass.bind_uniform_block_at(slot, &params([0.0, 1.0, 0.0, 1.0], [-1.0, -1.0, 1.0, 1.0])));
+    pass.draw(0..6, 0..1).expect("draw");
+    pass.submit().expect("submit");
+    assert_eq!(read(&device, &t).rgba8(4, 4), [0, 255, 0, 255], "drawn with the rebuilt cache");
+    drop(device);
+    let _ = std::fs::remove_dir_all(&dir);
+}
