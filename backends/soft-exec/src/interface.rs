@@ -3,11 +3,12 @@
 
 use f3d_hal::{ShaderStage, TextureDimension};
 use naga::{Binding, BuiltIn, Handle, Module, Type, TypeInner};
+use serde::{Deserialize, Serialize};
 
 use super::ExecError;
 
 /// The scalar type of an input or output component, and how its lanes hold it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ScalarType {
     /// `f32`, stored as itself.
     F32,
@@ -20,7 +21,7 @@ pub enum ScalarType {
 }
 
 /// How a varying is interpolated across a primitive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Interpolation {
     /// Perspective-correct (the default for floats).
     Perspective,
@@ -31,7 +32,7 @@ pub enum Interpolation {
 }
 
 /// Where in a pixel a varying is evaluated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Sampling {
     /// The pixel centre (the default).
     Center,
@@ -46,7 +47,7 @@ pub enum Sampling {
 }
 
 /// A builtin input or output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Builtin {
     /// Vertex output: clip-space position (`vec4<f32>`). Fragment input: framebuffer x and y
     /// (pixel centres at +0.5), depth z, and w = 1 / clip w.
@@ -66,7 +67,7 @@ pub enum Builtin {
 }
 
 /// What an input or output is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum IoKind {
     /// A user attribute (vertex input), varying (vertex output, fragment input) or colour
     /// target (fragment output) at `@location(location)`.
@@ -83,7 +84,7 @@ pub enum IoKind {
 }
 
 /// One input or output of a program: `components` registers of `scalar` lanes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct IoSlot {
     /// What it is.
     pub kind: IoKind,
@@ -96,7 +97,7 @@ pub struct IoSlot {
 }
 
 /// What a resource is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ResourceKind {
     /// A uniform block of `size` bytes (naga's layouter), bound as bytes.
     UniformBlock {
@@ -115,6 +116,7 @@ pub enum ResourceKind {
     /// A sampled texture.
     Texture {
         /// 2D, 2D array or cube.
+        #[serde(with = "DimensionDef")]
         dimension: TextureDimension,
         /// A depth texture (`texture_depth_*`).
         depth: bool,
@@ -145,7 +147,7 @@ impl ResourceKind {
 }
 
 /// One resource a program uses.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ResourceInfo {
     /// `@group`.
     pub group: u32,
@@ -158,9 +160,10 @@ pub struct ResourceInfo {
 }
 
 /// Everything a program reads and writes, in the order the executor's slots use.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Interface {
     /// The stage.
+    #[serde(with = "StageDef")]
     pub stage: ShaderStage,
     /// Inputs, in the order the entry point declares them: index `i` is
     /// [`Executor::input_mut`](super::Executor::input_mut)`(i)`.
@@ -488,4 +491,22 @@ fn handle_kind(inner: &TypeInner, refuse: &Refuse) -> Result<ResourceKind, ExecE
         TypeInner::RayQuery { .. } => Err(refuse.unsupported("ray queries")),
         _ => Err(refuse.unsupported("this kind of resource")),
     }
+}
+
+/// [`ShaderStage`]'s stored form.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "ShaderStage")]
+enum StageDef {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+/// [`TextureDimension`]'s stored form.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "TextureDimension")]
+enum DimensionDef {
+    D2,
+    D2Array,
+    Cube,
 }

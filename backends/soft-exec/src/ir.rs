@@ -6,6 +6,8 @@
 //! Control flow is jumps plus lane masks: `exec` is the set of lanes running, and mask slots
 //! hold the masks that structured control flow saves and restores (see `lower::flow`).
 
+use serde::{Deserialize, Serialize};
+
 use super::ops::{Op1, Op2, Op3};
 
 /// A register index (varying or uniform, by context).
@@ -27,7 +29,7 @@ pub(crate) const FIRST_FREE_SLOT: Slot = 3;
 pub(crate) type Exits = [Slot; 4];
 
 /// An operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Src {
     /// A varying register.
     V(Reg),
@@ -36,7 +38,7 @@ pub(crate) enum Src {
 }
 
 /// A destination.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Dst {
     /// A varying register: every lane is written.
     V(Reg),
@@ -45,7 +47,7 @@ pub(crate) enum Dst {
 }
 
 /// Which derivative.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum DerivAxis {
     /// `dpdx`
     X,
@@ -56,7 +58,7 @@ pub(crate) enum DerivAxis {
 }
 
 /// What a texture query asks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum TexQuery {
     /// Width of a level.
     Width,
@@ -69,7 +71,7 @@ pub(crate) enum TexQuery {
 }
 
 /// How a sample picks its level of detail.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum LevelArg {
     /// From the quad's derivatives (fragment stage).
     Auto,
@@ -84,7 +86,7 @@ pub(crate) enum LevelArg {
 }
 
 /// What a texture instruction does.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum TexKind {
     /// `textureSample*` and `textureGather*`.
     Sample {
@@ -107,7 +109,7 @@ pub(crate) enum TexKind {
 }
 
 /// One texture instruction (boxed in [`Inst::Texture`]: it is large and rare).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TexOp {
     /// What it does.
     pub(crate) kind: TexKind,
@@ -126,7 +128,7 @@ pub(crate) struct TexOp {
 }
 
 /// One instruction.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Inst {
     /// `d = op(a)`.
     Op1 { op: Op1, d: Dst, a: Src },

@@ -117,6 +117,40 @@ pub fn lanes_mask(lanes: &Lanes) -> u64 {
     lanes.iter().enumerate().fold(0, |m, (l, x)| m | (u64::from(x.to_bits() != 0) << l))
 }
 
+/// A hash of this executor's sources: programs stored by [`Program::to_bytes`] are read back
+/// only by the executor that wrote them (the shader cache puts it in its key).
+pub const SOURCE_HASH: &str = env!("F3D_SOFT_EXEC_SOURCE");
+
+/// [`Program`]'s stored fields, borrowed for writing.
+#[derive(serde::Serialize)]
+struct StoredRef<'a> {
+    interface: &'a Interface,
+    entry_point: &'a str,
+    code: &'a [ir::Inst],
+    consts: &'a [f32],
+    n_v: u32,
+    n_u: u32,
+    n_slots: u16,
+    input_base: &'a [u32],
+    output_base: &'a [u32],
+    input_reads: &'a [u32],
+}
+
+/// [`Program`]'s stored fields, read back.
+#[derive(serde::Deserialize)]
+struct Stored {
+    interface: Interface,
+    entry_point: String,
+    code: Vec<ir::Inst>,
+    consts: Vec<f32>,
+    n_v: u32,
+    n_u: u32,
+    n_slots: u16,
+    input_base: Vec<u32>,
+    output_base: Vec<u32>,
+    input_reads: Vec<u32>,
+}
+
 /// A compiled entry point. Compile once per pipeline; share it between threads, each running
 /// it with its own [`Executor`].
 pub struct Program {
@@ -177,6 +211,60 @@ impl Program {
             n_slots: lowered.n_slots,
             input_base: alloc.input_base,
             output_base: alloc.output_base,
+            avx2: detect_avx2(),
+        })
+    }
+
+    /// The program as bytes, for the shader cache on disk: [`Program::from_bytes`] of the same
+    /// executor (same [`SOURCE_HASH`]) reads it back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let stored = StoredRef {
+            interface: &self.interface,
+            entry_point: &self.entry_point,
+            code: &self.code,
+            consts: &self.consts,
+            n_v: self.n_v,
+            n_u: self.n_u,
+            n_slots: self.n_slots,
+            input_base: &self.input_base,
+            output_base: &self.output_base,
+            input_reads: &self.input_reads,
+        };
+        let mut bytes = Vec::new();
+        // Writing into memory fails only if serialisation itself does, which these types
+        // cannot make it do; an empty entry would be refused on read anyway.
+        let _ = ciborium::into_writer(&stored, &mut bytes);
+        bytes
+    }
+
+    /// A program [`to_bytes`](Self::to_bytes) wrote; `None` when `bytes` are not one, or name a
+    /// register or jump past the program's own tables (checked as a compile's result is, and
+    /// the compact steps are prepared again, so the interpreter's unchecked register access
+    /// stays sound whatever the bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Program> {
+        let s: Stored = ciborium::from_reader(bytes).ok()?;
+        let slots = s.interface.inputs.len();
+        let tables_fit = s.input_base.len() == slots
+            && s.input_reads.len() == slots
+            && s.output_base.len() == s.interface.outputs.len()
+            && s.consts.len() <= s.n_u as usize
+            && s.n_v <= MAX_REGISTERS
+            && s.code.last().is_some_and(|i| matches!(i, ir::Inst::End));
+        if !tables_fit || regalloc::verify(&s.code, s.n_v, s.n_u).is_err() {
+            return None;
+        }
+        Some(Program {
+            steps: run::prepare(&s.code, s.n_v),
+            interface: s.interface,
+            entry_point: s.entry_point,
+            code: s.code,
+            consts: s.consts,
+            n_v: s.n_v,
+            n_u: s.n_u,
+            n_slots: s.n_slots,
+            input_base: s.input_base,
+            output_base: s.output_base,
+            input_reads: s.input_reads,
             avx2: detect_avx2(),
         })
     }

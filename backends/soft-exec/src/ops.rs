@@ -169,7 +169,7 @@ fn map3<A: Lane, B: Lane, C: Lane, R: Lane>(
 macro_rules! op_table {
     (@enum $(#[$meta:meta])* $Op:ident { $($(#[$doc:meta])* $name:ident)* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         pub(crate) enum $Op {
             $($(#[$doc])* $name,)*
         }

@@ -80,3 +80,68 @@ fn programs_are_send_and_sync() {
     fn send<T: Send>() {}
     send::<Executor<'static>>();
 }
+
+#[test]
+fn a_stored_program_reads_back_and_runs_alike() {
+    let src = "
+        @group(0) @binding(0) var t: texture_2d<f32>;
+        @group(0) @binding(1) var s: sampler;
+        @fragment fn fs(@location(0) x: f32, @location(1) y: f32) -> @location(0) vec4<f32> {
+            var acc = 0.0;
+            for (var i = 0; i < i32(x * 3.0) % 7; i++) { acc += pow(abs(y), f32(i)); }
+            if (x > 0.5) { discard; }
+            return textureSample(t, s, vec2<f32>(x, y)) + vec4<f32>(acc, 0.0 / x, 1.0, 0.5);
+        }";
+    let module = ValidatedModule::new(naga::front::wgsl::parse_str(src).expect("parses")).expect("validates");
+    let mut program = Program::compile(&module, ShaderStage::Fragment, "fs").expect("compiles");
+    let bytes = program.to_bytes();
+    let mut read = Program::from_bytes(&bytes).expect("reads back");
+    assert_eq!(read.to_bytes(), bytes, "the same program");
+    assert_eq!(read.interface(), program.interface());
+
+    let texels: Vec<u8> = (0..64u32).map(|i| (i * 37) as u8).collect();
+    let planes: [&[u8]; 1] = [&texels];
+    let view = TextureView {
+        format: TextureFormat::Rgba8Unorm,
+        dimension: TextureDimension::D2,
+        width: 4,
+        height: 4,
+        mip_levels: 1,
+        layers: 1,
+        planes: &planes,
+    };
+    let sampler = SamplerDescriptor::linear(AddressMode::Repeat);
+    let resources = [Resource::Texture(view), Resource::Sampler(&sampler)];
+    let x: Lanes = std::array::from_fn(|l| l as f32 * 0.031 - 0.7);
+    let y: Lanes = std::array::from_fn(|l| (l as f32 * 0.41).cos());
+    let bits = |lanes: Vec<Lanes>| -> Vec<u32> { lanes.iter().flatten().map(|v| v.to_bits()).collect() };
+    assert_eq!(
+        bits(run_with(&mut read, true, &[x, y], &resources)),
+        bits(run_with(&mut program, true, &[x, y], &resources)),
+        "bit for bit, NaNs included"
+    );
+
+    // What is not a program, or names registers or jumps past its own tables, is refused.
+    assert!(Program::from_bytes(&bytes[..bytes.len() / 2]).is_none(), "truncated");
+    assert!(Program::from_bytes(b"not a program").is_none());
+    let mut stored: Stored = ciborium::from_reader(bytes.as_slice()).expect("decodes");
+    stored.n_v = 1;
+    let mut tampered = Vec::new();
+    ciborium::into_writer(
+        &StoredRef {
+            interface: &stored.interface,
+            entry_point: &stored.entry_point,
+            code: &stored.code,
+            consts: &stored.consts,
+            n_v: stored.n_v,
+            n_u: stored.n_u,
+            n_slots: stored.n_slots,
+            input_base: &stored.input_base,
+            output_base: &stored.output_base,
+            input_reads: &stored.input_reads,
+        },
+        &mut tampered,
+    )
+    .expect("encodes");
+    assert!(Program::from_bytes(&tampered).is_none(), "registers past n_v are refused");
+}

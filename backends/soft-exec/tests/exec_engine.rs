@@ -1,5 +1,6 @@
 //! The engine's own shaders and the example materials compile for the soft executor: every
-//! entry point of every required stage and of every material variant.
+//! entry point of every required stage and of every material variant; and each program, as
+//! the shader cache stores it, reads back as the same program.
 // Assertions index inputs and outputs by lane, as the shaders do.
 #![allow(clippy::needless_range_loop)]
 
@@ -87,6 +88,15 @@ fn run_once(program: &Program, what: &str) {
     }
 }
 
+/// The program as the shader cache stores it reads back as the same program, and runs.
+fn read_back(program: &Program, what: &str) {
+    let bytes = program.to_bytes();
+    let back =
+        Program::from_bytes(&bytes).unwrap_or_else(|| panic!("{what}: the stored program did not read back"));
+    assert!(back.to_bytes() == bytes, "{what}: another program read back");
+    run_once(&back, what);
+}
+
 fn stage_of(s: naga::ShaderStage) -> ShaderStage {
     match s {
         naga::ShaderStage::Vertex => ShaderStage::Vertex,
@@ -103,6 +113,7 @@ fn every_engine_stage_compiles() {
             .unwrap_or_else(|e| panic!("{:?}: {e}", info.stage));
         assert!(program.instruction_count() > 0);
         run_once(&program, &format!("{:?}", info.stage));
+        read_back(&program, &format!("{:?}", info.stage));
     }
 }
 
@@ -122,6 +133,7 @@ fn every_example_material_compiles() {
                 let program = Program::compile(&v.module, stage, &ep.name)
                     .unwrap_or_else(|e| panic!("{name} {:?} {}: {e}", v.variant, ep.name));
                 run_once(&program, &format!("{name} {:?} {}", v.variant, ep.name));
+                read_back(&program, &format!("{name} {:?} {}", v.variant, ep.name));
             }
         }
     }

@@ -4,6 +4,7 @@ use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 use f3d_hal::backend::{self, LiveCounter, MemoryCounter};
+use f3d_hal::shader_cache::ShaderCache;
 use f3d_hal::{
     AdapterInfo, BackendId, CommandEncoder, DepthRange, DeviceError, DeviceFeature, DeviceFeatures,
     DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin, GeometryBuffer, GeometryDescriptor,
@@ -33,6 +34,8 @@ pub struct SoftDevice {
     pub(crate) pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     pub(crate) pack_quads: bool,
     pub(crate) srgb: SrgbEncoder,
+    /// Compiled programs kept between runs (`f3d_hal::shader_cache`).
+    shader_cache: ShaderCache,
 }
 
 impl SoftDevice {
@@ -75,7 +78,15 @@ impl SoftDevice {
             threads: rayon::current_num_threads(),
             pool: None,
             pack_quads: true,
+            shader_cache: ShaderCache::from_env(),
         }
+    }
+
+    /// This device keeping its compiled programs in `cache` instead of the environment's
+    /// shader cache (`ShaderCache::off()` compiles every program in every run).
+    pub fn with_shader_cache(mut self, cache: ShaderCache) -> Self {
+        self.shader_cache = cache;
+        self
     }
 
     /// The same device restricted to one thread: for benchmarks and determinism tests.
@@ -282,7 +293,7 @@ impl GraphicsDevice for SoftDevice {
 
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         self.owner.check_alive("create_shader")?;
-        let payload = SoftShader::compile(desc, self.live.token())?;
+        let payload = SoftShader::compile(desc, self.live.token(), &self.shader_cache)?;
         Ok(backend::wrap_shader(&self.owner, desc.clone(), payload))
     }
 
@@ -327,6 +338,10 @@ impl GraphicsDevice for SoftDevice {
 
     fn memory_report(&self) -> f3d_hal::MemoryReport {
         self.memory.report()
+    }
+
+    fn shader_cache(&self) -> Option<ShaderCache> {
+        Some(self.shader_cache.clone())
     }
 
     fn pipeline_refusals(&self) -> PipelineRefusals {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use f3d_hal::backend::{self, LiveToken};
+use f3d_hal::shader_cache::ShaderCache;
 use f3d_hal::{
     BindingSlot, DeviceError, DeviceOwner, PipelineDescriptor, PipelineInfo, ShaderDescriptor, ShaderStage,
 };
@@ -20,16 +21,28 @@ pub(crate) struct SoftShader {
 }
 
 impl SoftShader {
-    pub(crate) fn compile(desc: &ShaderDescriptor, live: LiveToken) -> Result<Self, DeviceError> {
+    /// Compiles the entry point, or shares the program this module already has for it, or
+    /// reads the one an earlier run left in `cache` (keyed by the executor's sources too).
+    pub(crate) fn compile(
+        desc: &ShaderDescriptor,
+        live: LiveToken,
+        cache: &ShaderCache,
+    ) -> Result<Self, DeviceError> {
         if desc.stage == ShaderStage::Compute {
             return Err(DeviceError::Unsupported {
                 feature: f3d_hal::DeviceFeature::COMPUTE,
                 backend: f3d_hal::BackendId::SOFT,
             });
         }
-        let program = Program::compile(&desc.module, desc.stage, &desc.entry_point)
-            .map_err(|e| DeviceError::Shader { label: desc.label.clone(), message: e.to_string() })?;
-        Ok(Self { program: Arc::new(program), _live: live })
+        let key =
+            format!("soft program {} {} exec {}", desc.stage, desc.entry_point, crate::exec::SOURCE_HASH);
+        let program = desc
+            .module
+            .compiled_cached(&key, cache, Program::to_bytes, Program::from_bytes, || {
+                Program::compile(&desc.module, desc.stage, &desc.entry_point).map_err(|e| e.to_string())
+            })
+            .map_err(|message| DeviceError::Shader { label: desc.label.clone(), message })?;
+        Ok(Self { program, _live: live })
     }
 }
 
