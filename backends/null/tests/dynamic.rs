@@ -1,7 +1,8 @@
 //! The null backend as a library loaded at run time: the `cdylib` cargo built beside this test
 //! is copied into a directory of its own, loaded through `DeviceRegistry::load_dir`, and
 //! passes the conformance suite (every tier but the shader one) through the loaded code; a
-//! copy whose ABI string was altered is refused, naming both strings.
+//! copy whose ABI string was altered is refused, naming both strings; names are lower-cased,
+//! sorted and loaded once.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,6 +32,12 @@ fn library_copy(label: &str, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
     dir
 }
 
+/// The built library under `file_name` in `dir` (made if missing).
+fn place_copy(dir: &Path, file_name: &str) {
+    let from = dir.join(library_file_name("null"));
+    std::fs::copy(&from, dir.join(file_name)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+}
+
 fn load(dir: &Path) -> (DeviceRegistry, f3d_hal::LoadReport) {
     let mut registry = DeviceRegistry::new();
     // SAFETY: the library is this crate, built by the same cargo run as this test.
@@ -53,6 +60,26 @@ fn the_loaded_library_passes_the_suite() {
         let suite = run_suite(NULL_BACKEND, &factory, Some(tier));
         assert_eq!(suite.failed(), 0, "{}", suite.table());
         assert!(suite.passed() > 0, "{}", suite.table());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn names_are_lower_cased_sorted_and_loaded_once() {
+    let dir = library_copy("names", |_| {});
+    let upper = library_file_name("null").replace("null", "NULL");
+    place_copy(&dir, &upper);
+    // A file named for another backend lacks that backend's functions.
+    place_copy(&dir, &library_file_name("zz_other"));
+    let (registry, report) = load(&dir);
+    assert_eq!(registry.backends(), [NULL_BACKEND], "{report}");
+    assert_eq!(report.loaded, [(NULL_BACKEND, dir.join(&upper))], "sorted by file name, NULL before null");
+    match report.refused.as_slice() {
+        [LoadError::Duplicate { name, first, .. }, LoadError::MissingSymbol { symbol, .. }] => {
+            assert_eq!((name.as_str(), first), ("null", &dir.join(&upper)));
+            assert_eq!(symbol, "f3d_backend_zz_other_abi");
+        }
+        other => panic!("expected a duplicate and a missing symbol, got {other:?}"),
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
