@@ -11,7 +11,8 @@
 //! * **Entries are checked** when read: a magic number, the key and a checksum of the
 //!   payload. A corrupt or truncated entry is logged, removed, and compiled again.
 //! * **Size**: past the cap (`F3D_SHADER_CACHE_MB`, 256 MiB by default) the entries used
-//!   longest ago (by modification time, refreshed on every hit) are removed.
+//!   longest ago (by modification time, refreshed on every hit) are removed. A process lists
+//!   the directory at its first write and again only when its own count passes the cap.
 //! * **Location**: `$F3D_CACHE_DIR/shaders`, else `$XDG_CACHE_HOME/f3d/shaders`, else
 //!   `~/.cache/f3d/shaders` (the XDG convention); `F3D_SHADER_CACHE=off` turns it off.
 //!
@@ -75,6 +76,10 @@ struct Counters {
     compiles: AtomicU64,
     corrupt: AtomicU64,
     evicted: AtomicU64,
+    /// The directory's size as this process last saw it plus what it wrote since (`None`:
+    /// not listed yet); the directory is listed again only when this passes the cap, so a
+    /// write costs one file, not one listing of the whole cache.
+    size: std::sync::Mutex<Option<u64>>,
 }
 
 /// A shader cache directory (or none: every lookup misses and nothing is written). Cheap to
@@ -200,12 +205,17 @@ impl ShaderCache {
             tracing::warn!("shader cache: {}: {e}", path.display());
             return;
         }
-        self.evict(dir);
+        let mut size = self.counters.size.lock().unwrap_or_else(|e| e.into_inner());
+        let known = match *size {
+            Some(known) => known + (HEADER + payload.len()) as u64,
+            None => self.evict(dir),
+        };
+        *size = Some(if known > self.cap { self.evict(dir) } else { known });
     }
 
-    /// Removes the entries used longest ago until the rest fit the cap.
-    fn evict(&self, dir: &Path) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+    /// Removes the entries used longest ago until the rest fit the cap; returns the size left.
+    fn evict(&self, dir: &Path) -> u64 {
+        let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
         let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
             .flatten()
             .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
@@ -216,7 +226,7 @@ impl ShaderCache {
             .collect();
         let mut total: u64 = files.iter().map(|f| f.1).sum();
         if total <= self.cap {
-            return;
+            return total;
         }
         files.sort();
         for (_, len, path) in files {
@@ -228,6 +238,7 @@ impl ShaderCache {
                 self.counters.evicted.fetch_add(1, Ordering::Relaxed);
             }
         }
+        total
     }
 }
 
