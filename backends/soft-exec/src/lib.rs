@@ -121,23 +121,8 @@ pub fn lanes_mask(lanes: &Lanes) -> u64 {
 /// only by the executor that wrote them (the shader cache puts it in its key).
 pub const SOURCE_HASH: &str = env!("F3D_SOFT_EXEC_SOURCE");
 
-/// [`Program`]'s stored fields, borrowed for writing.
-#[derive(serde::Serialize)]
-struct StoredRef<'a> {
-    interface: &'a Interface,
-    entry_point: &'a str,
-    code: &'a [ir::Inst],
-    consts: &'a [f32],
-    n_v: u32,
-    n_u: u32,
-    n_slots: u16,
-    input_base: &'a [u32],
-    output_base: &'a [u32],
-    input_reads: &'a [u32],
-}
-
-/// [`Program`]'s stored fields, read back.
-#[derive(serde::Deserialize)]
+/// [`Program`]'s stored fields (the compact steps and the CPU test are made again on read).
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     interface: Interface,
     entry_point: String,
@@ -218,17 +203,18 @@ impl Program {
     /// The program as bytes, for the shader cache on disk: [`Program::from_bytes`] of the same
     /// executor (same [`SOURCE_HASH`]) reads it back.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let stored = StoredRef {
-            interface: &self.interface,
-            entry_point: &self.entry_point,
-            code: &self.code,
-            consts: &self.consts,
+        // A copy, once per compile: the stored form is written when a program is made.
+        let stored = Stored {
+            interface: self.interface.clone(),
+            entry_point: self.entry_point.clone(),
+            code: self.code.clone(),
+            consts: self.consts.clone(),
             n_v: self.n_v,
             n_u: self.n_u,
             n_slots: self.n_slots,
-            input_base: &self.input_base,
-            output_base: &self.output_base,
-            input_reads: &self.input_reads,
+            input_base: self.input_base.clone(),
+            output_base: self.output_base.clone(),
+            input_reads: self.input_reads.clone(),
         };
         let mut bytes = Vec::new();
         // Writing into memory fails only if serialisation itself does, which these types

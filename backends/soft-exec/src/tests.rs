@@ -127,21 +127,6 @@ fn a_stored_program_reads_back_and_runs_alike() {
     let mut stored: Stored = ciborium::from_reader(bytes.as_slice()).expect("decodes");
     stored.n_v = 1;
     let mut tampered = Vec::new();
-    ciborium::into_writer(
-        &StoredRef {
-            interface: &stored.interface,
-            entry_point: &stored.entry_point,
-            code: &stored.code,
-            consts: &stored.consts,
-            n_v: stored.n_v,
-            n_u: stored.n_u,
-            n_slots: stored.n_slots,
-            input_base: &stored.input_base,
-            output_base: &stored.output_base,
-            input_reads: &stored.input_reads,
-        },
-        &mut tampered,
-    )
-    .expect("encodes");
+    ciborium::into_writer(&stored, &mut tampered).expect("encodes");
     assert!(Program::from_bytes(&tampered).is_none(), "registers past n_v are refused");
 }
