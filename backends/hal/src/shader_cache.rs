@@ -80,6 +80,8 @@ struct Counters {
     /// not listed yet); the directory is listed again only when this passes the cap, so a
     /// write costs one file, not one listing of the whole cache.
     size: std::sync::Mutex<Option<u64>>,
+    /// Whether a failed write was logged: a read-only cache says so once, not per shader.
+    write_failed: std::sync::atomic::AtomicBool,
 }
 
 /// A shader cache directory (or none: every lookup misses and nothing is written). Cheap to
@@ -197,12 +199,14 @@ impl ShaderCache {
     }
 
     /// Writes `payload` as the entry of `key` (atomically), then keeps the cache under its cap.
-    /// Failures (a read-only disk) are logged once per call and otherwise ignored: the cache
+    /// Failures (a read-only disk) are logged once per cache and otherwise ignored: the cache
     /// only ever saves work.
     pub fn put(&self, key: &CacheKey, payload: &[u8]) {
         let (Some(dir), Some(path)) = (&self.dir, self.path(key)) else { return };
         if let Err(e) = write_entry(dir, &path, key, payload) {
-            tracing::warn!("shader cache: {}: {e}", path.display());
+            if !self.counters.write_failed.swap(true, Ordering::Relaxed) {
+                tracing::warn!("shader cache: {}: {e}; compiled shaders will not be kept", path.display());
+            }
             return;
         }
         let mut size = self.counters.size.lock().unwrap_or_else(|e| e.into_inner());

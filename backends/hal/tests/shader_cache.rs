@@ -182,3 +182,17 @@ fn a_later_run_reads_the_form_instead_of_making_it() {
     assert_eq!(made, 5, "the rebuilt entry is read");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_unwritable_cache_only_costs_the_compile() {
+    // A directory that cannot be made: a file stands where it would go.
+    let blocker = temp_dir("unwritable");
+    std::fs::write(&blocker, b"a file").expect("a file");
+    let cache = ShaderCache::at(blocker.join("shaders"), 1 << 20);
+    let key = CacheKey::of(&[b"anything"]);
+    cache.put(&key, b"form");
+    cache.put(&key, b"form");
+    assert_eq!(cache.get(&key), None);
+    assert_eq!(cache.stats(), CacheStats::default(), "no entry, nothing counted as corrupt");
+    let _ = std::fs::remove_file(&blocker);
+}
