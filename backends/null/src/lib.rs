@@ -31,7 +31,9 @@
 //!   the crate's `cdylib` (`libf3d_backend_null.so`) at run time calls, through
 //!   `DeviceRegistry::load_dir` or `F3D_BACKEND_PATH` ([`f3d_hal::dynamic`]);
 //! * `tests/conformance.rs` — the conformance suite's tiers but the shader one, one test per
-//!   check (a backend that draws adds `Tier::Shader` once it runs shaders);
+//!   check, with the backend's own reviewed declines (none here; a backend that draws adds
+//!   `Tier::Shader` once it runs shaders, and lists there, with why, any check it cannot
+//!   answer);
 //! * `tests/registration.rs` — the backend opens by name through a registry;
 //! * `tests/dynamic.rs` — the built library loads at run time and passes the same suite, and
 //!   a copy with its ABI string altered is refused.

@@ -6,7 +6,9 @@
 //! ([`run_check`](crate::run_check)). Today the list is empty for soft, wgpu and vulkan but for
 //! one environmental case, and the null backend's is the shader tier (it refuses every
 //! pipeline by design, DESIGN §4). A backend this crate does not know (written outside this
-//! repository) starts with the environmental entries alone: its author adds its own list.
+//! repository) starts with the environmental entries alone, and passes its own list to
+//! [`run_libtest_main_tiers`](crate::run_libtest_main_tiers) (or
+//! [`run_check_allowing`](crate::run_check_allowing)) from its own conformance test.
 //!
 //! A device that cannot be opened at all is another matter: its checks decline unless
 //! `F3D_REQUIRE_BACKENDS` names the backend ([`backend_required`](crate::backend_required)).

@@ -36,9 +36,9 @@ use std::sync::Arc;
 use f3d_hal::{DeviceError, GraphicsDevice, OpenError};
 
 pub use runner::{
-    CheckReport, Outcome, SuiteReport, backend_required, quiet_mesa, run_check, run_libtest_main,
-    run_libtest_main_serial, run_libtest_main_tiers, run_suite, run_suite_serial, run_suite_with_jobs,
-    through_validation,
+    CheckReport, Outcome, SuiteReport, backend_required, quiet_mesa, run_check, run_check_allowing,
+    run_libtest_main, run_libtest_main_serial, run_libtest_main_tiers, run_suite, run_suite_serial,
+    run_suite_with_jobs, through_validation,
 };
 
 /// A tier of checks.

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use f3d_hal::{BackendId, GraphicsDevice, OpenError};
 
+use crate::declines::AllowedDecline;
 use crate::{Check, CheckFn, Factory, Tier, Verdict, all_checks};
 
 /// How a check ended.
@@ -131,6 +132,18 @@ pub fn quiet_mesa() {
 
 /// Runs one check with a fresh device from `factory`, dropped after it.
 pub fn run_check(check: &Check, backend: &BackendId, factory: &Factory) -> Outcome {
+    run_check_allowing(check, backend, &[], factory)
+}
+
+/// [`run_check`] for a backend that brings its own reviewed declines (`own`, beside what
+/// [`allowed_declines`](crate::declines::allowed_declines) lists for it): a backend written
+/// outside this repository lists the checks it may decline, each with why, in its own test.
+pub fn run_check_allowing(
+    check: &Check,
+    backend: &BackendId,
+    own: &[AllowedDecline],
+    factory: &Factory,
+) -> Outcome {
     let device: Arc<dyn GraphicsDevice> = match factory() {
         Ok(device) => device,
         Err(e) => {
@@ -158,7 +171,9 @@ pub fn run_check(check: &Check, backend: &BackendId, factory: &Factory) -> Outco
             let name = check.full_name();
             if !why.starts_with(backend.as_str()) {
                 Outcome::Failed(format!("declined without naming the backend first: {why}"))
-            } else if !crate::declines::decline_allowed(backend, &name, &why) {
+            } else if !crate::declines::decline_allowed(backend, &name, &why)
+                && !own.iter().any(|a| a.covers(&name, &why))
+            {
                 Outcome::Failed(format!(
                     "declined, and {name} is not among the {backend} backend's reviewed declines                      (f3d_conformance::declines): {why}"
                 ))
@@ -181,6 +196,7 @@ pub fn run_check(check: &Check, backend: &BackendId, factory: &Factory) -> Outco
 fn run_many(
     checks: &[Check],
     backend: &BackendId,
+    own: &[AllowedDecline],
     factory: &Factory,
     threads: usize,
     mut on_done: impl FnMut(&CheckReport) + Send,
@@ -197,7 +213,7 @@ fn run_many(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(check) = checks.get(i) else { break };
                     let start = Instant::now();
-                    let outcome = run_check(check, backend, factory);
+                    let outcome = run_check_allowing(check, backend, own, factory);
                     let report = CheckReport {
                         name: check.full_name(),
                         tier: check.tier,
@@ -249,7 +265,7 @@ pub fn run_suite_with_jobs(
 
 fn suite(backend: BackendId, factory: &Factory, tier: Option<Tier>, threads: usize) -> SuiteReport {
     let checks: Vec<Check> = all_checks().into_iter().filter(|c| tier.is_none_or(|t| c.tier == t)).collect();
-    let checks = run_many(&checks, &backend, factory, threads, |_| {});
+    let checks = run_many(&checks, &backend, &[], factory, threads, |_| {});
     SuiteReport { backend, checks }
 }
 
@@ -301,18 +317,21 @@ pub fn run_libtest_main(
     backend: BackendId,
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
-    libtest_main(backend, &factory, None, None)
+    libtest_main(backend, &factory, None, None, &[])
 }
 
-/// [`run_libtest_main`] over only the checks of `tiers`. A backend written outside this
-/// repository that runs no shaders yet (the `f3d create backend` template) runs every tier but
-/// [`Tier::Shader`]: the suite would fail it for declining a tier it does not claim.
+/// [`run_libtest_main`] over only the checks of `tiers`, with the backend's own reviewed
+/// declines (`own`: each check it may decline, when, and why). A backend written outside
+/// this repository that runs no shaders yet (the `f3d create backend` template) runs every
+/// tier but [`Tier::Shader`], with an empty list; one that draws adds the shader tier and
+/// lists what it cannot do, where a reviewer sees it.
 pub fn run_libtest_main_tiers(
     backend: BackendId,
     tiers: &[Tier],
+    own: &[AllowedDecline],
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
-    libtest_main(backend, &factory, None, Some(tiers))
+    libtest_main(backend, &factory, None, Some(tiers), own)
 }
 
 /// [`run_libtest_main`] with the checks run one after another (`--test-threads` is ignored),
@@ -325,7 +344,7 @@ pub fn run_libtest_main_serial(
     backend: BackendId,
     factory: impl Fn() -> Result<Arc<dyn GraphicsDevice>, OpenError> + Send + Sync + 'static,
 ) -> ! {
-    libtest_main(backend, &factory, Some(1), None)
+    libtest_main(backend, &factory, Some(1), None, &[])
 }
 
 fn libtest_main(
@@ -333,6 +352,7 @@ fn libtest_main(
     factory: &Factory,
     force_threads: Option<usize>,
     tiers: Option<&[Tier]>,
+    own: &[AllowedDecline],
 ) -> ! {
     let args = parse_args(std::env::args().skip(1));
     let selected: Vec<Check> = all_checks()
@@ -362,7 +382,7 @@ fn libtest_main(
     drop(out);
     let threads = force_threads.or(args.threads).unwrap_or_else(all_cores);
     let start = Instant::now();
-    let checks = run_many(&selected, &backend, factory, threads, |r| {
+    let checks = run_many(&selected, &backend, own, factory, threads, |r| {
         let line = match &r.outcome {
             Outcome::Passed => "ok".to_owned(),
             Outcome::Failed(_) => "FAILED".to_owned(),

@@ -8,7 +8,8 @@ use std::ops::Range;
 
 use f3d_backend_null::NullDevice;
 use f3d_backend_soft::SoftDevice;
-use f3d_conformance::{Outcome, Tier, all_checks, run_check};
+use f3d_conformance::declines::AllowedDecline;
+use f3d_conformance::{Outcome, Tier, all_checks, run_check, run_check_allowing};
 use f3d_hal::{
     AdapterInfo, BackendId, BindingLayout, BindingSlot, CommandEncoder, DepthRange, DeviceError,
     DeviceFeature, DeviceFeatures, DeviceLimits, DeviceOwner, FormatSupport, FramebufferOrigin,
@@ -559,6 +560,20 @@ fn a_decline_off_the_reviewed_list_fails() {
         Ok(Arc::new(NullDevice::new("null")) as Arc<dyn GraphicsDevice>)
     });
     assert!(matches!(null, Outcome::Declined(_)), "null's reviewed shader-tier decline gave {null:?}");
+
+    // A backend's own reviewed list (what an out-of-tree backend passes to
+    // `run_libtest_main_tiers`) allows the decline it names, with the words it names.
+    let backend = Dishonest::new(Lie::DrawsRefusedPipelines).backend_id();
+    let factory = || Ok(Arc::new(Dishonest::new(Lie::DrawsRefusedPipelines)) as Arc<dyn GraphicsDevice>);
+    let own = |when| AllowedDecline {
+        check: "shader::viewport_covers_the_level_not_the_base",
+        when,
+        why: "a test",
+    };
+    let allowed = run_check_allowing(&check, &backend, &[own("refused the pipeline")], &factory);
+    assert!(matches!(allowed, Outcome::Declined(_)), "an entry of the backend's own list gave {allowed:?}");
+    let other_words = run_check_allowing(&check, &backend, &[own("out of memory")], &factory);
+    assert!(matches!(other_words, Outcome::Failed(_)), "an entry for other words gave {other_words:?}");
 }
 
 #[test]
