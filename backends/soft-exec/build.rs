@@ -21,10 +21,9 @@ fn main() {
     let mut files = Vec::new();
     visit(Path::new("src"), &mut files);
     files.sort();
-    // std's SipHash with its fixed keys: stable for a given toolchain, which the cache key
-    // names anyway (the f3d version and the rest of the key change with the build).
-    #[allow(deprecated)]
-    let mut hasher = std::hash::SipHasher::new();
+    // std's hasher with its fixed keys: another toolchain may hash otherwise, which costs
+    // one cold start, never a wrong program (the key only has to change with the sources).
+    let mut hasher = std::hash::DefaultHasher::new();
     for file in &files {
         file.to_string_lossy().hash(&mut hasher);
         std::fs::read(file).unwrap_or_default().hash(&mut hasher);

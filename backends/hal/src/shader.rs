@@ -91,11 +91,6 @@ impl ValidatedModule {
         self
     }
 
-    /// Whether the module carries the hash of its source ([`with_source`](Self::with_source)).
-    pub fn has_source(&self) -> bool {
-        self.source_hash.is_some()
-    }
-
     /// The IR.
     pub fn module(&self) -> &naga::Module {
         &self.module
@@ -140,13 +135,13 @@ impl ValidatedModule {
     /// [`compiled`](Self::compiled), also kept on disk in `cache` when the module has its
     /// source ([`with_source`](Self::with_source)): a form another run wrote under the same
     /// key (source, `key`, naga and f3d versions) is read back with `decode` instead of made;
-    /// a new one is written with `encode`. An entry `decode` rejects counts as corrupt, is
-    /// removed and made again.
+    /// a new one is written with `encode` (`None`: a form that cannot be stored is kept in
+    /// memory only). An entry `decode` refuses counts as corrupt, is removed and made again.
     pub fn compiled_cached<T: Any + Send + Sync>(
         &self,
         key: &str,
         cache: &crate::shader_cache::ShaderCache,
-        encode: impl FnOnce(&T) -> Vec<u8>,
+        encode: impl FnOnce(&T) -> Option<Vec<u8>>,
         decode: impl FnOnce(&[u8]) -> Option<T>,
         make: impl FnOnce() -> Result<T, String>,
     ) -> Result<Arc<T>, String> {
@@ -155,18 +150,14 @@ impl ValidatedModule {
         };
         self.compiled(key, || {
             let disk_key = crate::shader_cache::CacheKey::of(&[&source, key.as_bytes()]);
-            if let Some(form) = cache.get(&disk_key).and_then(|bytes| {
-                let form = decode(&bytes);
-                if form.is_none() {
-                    cache.reject(&disk_key);
-                }
-                form
-            }) {
+            if let Some(form) = cache.load(&disk_key, decode) {
                 return Ok(form);
             }
             let form = make()?;
             cache.note_compile();
-            cache.put(&disk_key, &encode(&form));
+            if let Some(bytes) = encode(&form) {
+                cache.put(&disk_key, &bytes);
+            }
             Ok(form)
         })
     }

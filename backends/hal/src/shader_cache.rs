@@ -32,6 +32,17 @@ const HEADER: usize = 8 + 32 + 8 + 32;
 /// The size cap when `F3D_SHADER_CACHE_MB` does not set one: 256 MiB.
 pub const DEFAULT_CAP_BYTES: u64 = 256 << 20;
 
+/// f3d's cache directory: `$F3D_CACHE_DIR`, else `$XDG_CACHE_HOME/f3d`, else `~/.cache/f3d`
+/// (empty values count as unset), read through `env`; `None` with none of them. The shader
+/// cache lives in its `shaders/`, vulkan's driver pipeline cache in its `vulkan/`.
+pub fn cache_base_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let var = |k: &str| env(k).filter(|v| !v.is_empty());
+    var("F3D_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| var("XDG_CACHE_HOME").map(|p| PathBuf::from(p).join("f3d")))
+        .or_else(|| var("HOME").map(|p| PathBuf::from(p).join(".cache").join("f3d")))
+}
+
 /// A cache key: a BLAKE3 hash of what the compiled form depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey([u8; 32]);
@@ -114,20 +125,28 @@ impl ShaderCache {
         Self { dir: None, cap: 0, counters: Arc::default() }
     }
 
-    /// The cache the environment asks for (see the module docs), read through `env`.
+    /// The cache the environment asks for (see the module docs), read through `env`. A
+    /// `F3D_SHADER_CACHE_MB` that is not a whole number of MiB (or past what a `u64` of bytes
+    /// holds) is logged, naming the variable and value, and the default cap is used.
     pub fn from_env_with(env: impl Fn(&str) -> Option<String>) -> Self {
         let var = |k: &str| env(k).filter(|v| !v.is_empty());
         if var("F3D_SHADER_CACHE").is_some_and(|v| matches!(v.as_str(), "off" | "0" | "false")) {
             return Self::off();
         }
-        let base = var("F3D_CACHE_DIR")
-            .map(PathBuf::from)
-            .or_else(|| var("XDG_CACHE_HOME").map(|p| PathBuf::from(p).join("f3d")))
-            .or_else(|| var("HOME").map(|p| PathBuf::from(p).join(".cache").join("f3d")));
-        let cap = var("F3D_SHADER_CACHE_MB")
-            .and_then(|mb| mb.parse::<u64>().ok())
-            .map_or(DEFAULT_CAP_BYTES, |mb| mb << 20);
-        match base {
+        let cap = match var("F3D_SHADER_CACHE_MB") {
+            None => DEFAULT_CAP_BYTES,
+            Some(mb) => match mb.trim().parse::<u64>().ok().and_then(|mb| mb.checked_mul(1 << 20)) {
+                Some(bytes) => bytes,
+                None => {
+                    tracing::warn!(
+                        "F3D_SHADER_CACHE_MB={mb:?}: expected a whole number of MiB; using {} MiB",
+                        DEFAULT_CAP_BYTES >> 20
+                    );
+                    DEFAULT_CAP_BYTES
+                }
+            },
+        };
+        match cache_base_dir(&env) {
             Some(base) => Self::at(base.join("shaders"), cap),
             None => Self::off(),
         }
@@ -136,6 +155,11 @@ impl ShaderCache {
     /// [`from_env_with`](Self::from_env_with) over the process environment.
     pub fn from_env() -> Self {
         Self::from_env_with(|k| std::env::var(k).ok())
+    }
+
+    /// The size cap, in bytes.
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     /// The directory, when there is a cache.
@@ -158,39 +182,36 @@ impl ShaderCache {
         self.dir.as_ref().map(|d| d.join(format!("{}.bin", key.hex())))
     }
 
-    /// The entry of `key`, when there is a sound one; a corrupt entry is logged and removed.
-    pub fn get(&self, key: &CacheKey) -> Option<Vec<u8>> {
+    /// The form stored under `key`, read with `decode`, when there is a sound entry that
+    /// `decode` accepts (counted as a hit). An entry that fails its checks — or that passes
+    /// them but `decode` refuses (a form of another layout) — is logged, removed and counted
+    /// as corrupt.
+    pub fn load<T>(&self, key: &CacheKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
         let path = self.path(key)?;
         let data = std::fs::read(&path).ok()?;
-        match check_entry(&data, key) {
-            Ok(()) => {
-                // Refreshed for least-recently-used eviction; a failure only ages the entry.
-                if let Ok(file) = std::fs::File::options().append(true).open(&path) {
-                    let _ = file.set_modified(SystemTime::now());
+        let refused = match check_entry(&data, key) {
+            Ok(()) => match decode(&data[HEADER..]) {
+                Some(form) => {
+                    // Refreshed for least-recently-used eviction; a failure only ages the entry.
+                    if let Ok(file) = std::fs::File::options().append(true).open(&path) {
+                        let _ = file.set_modified(SystemTime::now());
+                    }
+                    self.counters.hits.fetch_add(1, Ordering::Relaxed);
+                    return Some(form);
                 }
-                self.counters.hits.fetch_add(1, Ordering::Relaxed);
-                Some(data[HEADER..].to_vec())
-            }
-            Err(why) => {
-                tracing::warn!("shader cache: {}: {why}; removed, compiling again", path.display());
-                self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
-                let _ = std::fs::remove_file(&path);
-                None
-            }
-        }
-    }
-
-    /// Removes the entry of `key`, whose payload passed its checksum but not its reader (a
-    /// form of another layout): counted as corrupt and logged.
-    pub fn reject(&self, key: &CacheKey) {
-        let Some(path) = self.path(key) else { return };
-        tracing::warn!(
-            "shader cache: {}: unreadable as its backend's form; removed, compiling again",
-            path.display()
-        );
-        self.counters.hits.fetch_sub(1, Ordering::Relaxed);
+                None => "unreadable as its backend's form".to_owned(),
+            },
+            Err(why) => why,
+        };
+        tracing::warn!("shader cache: {}: {refused}; removed, compiling again", path.display());
         self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
         let _ = std::fs::remove_file(&path);
+        None
+    }
+
+    /// The payload stored under `key`, as [`load`](Self::load) with no reader of its own.
+    pub fn get(&self, key: &CacheKey) -> Option<Vec<u8>> {
+        self.load(key, |bytes| Some(bytes.to_vec()))
     }
 
     /// Counts a compile made because [`get`](Self::get) had nothing.

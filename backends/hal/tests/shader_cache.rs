@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use f3d_hal::ValidatedModule;
-use f3d_hal::shader_cache::{CacheKey, CacheStats, NAGA_VERSION, ShaderCache};
+use f3d_hal::shader_cache::{CacheKey, CacheStats, DEFAULT_CAP_BYTES, NAGA_VERSION, ShaderCache};
 
 fn temp_dir(label: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("f3d-shader-cache-{label}-{}", std::process::id()));
@@ -111,6 +111,16 @@ fn the_location_follows_the_environment() {
     assert_eq!(dir(ShaderCache::from_env_with(env(&ALL[2..]))), Some("/h/.cache/f3d/shaders".into()));
     assert_eq!(dir(ShaderCache::from_env_with(env(&[]))), None);
     assert_eq!(dir(ShaderCache::from_env_with(env(&[("HOME", "/h"), ("F3D_SHADER_CACHE", "off")]))), None);
+
+    // The cap: MiB; what is not a whole number of MiB, or overflows bytes, is the default.
+    let cap = |pairs: &'static [(&'static str, &'static str)]| ShaderCache::from_env_with(env(pairs)).cap();
+    assert_eq!(cap(&[("HOME", "/h"), ("F3D_SHADER_CACHE_MB", "3")]), 3 << 20);
+    for bad in
+        [&[("HOME", "/h"), ("F3D_SHADER_CACHE_MB", "lots")], &[("HOME", "/h"), ("F3D_SHADER_CACHE_MB", "-1")]]
+    {
+        assert_eq!(cap(bad), DEFAULT_CAP_BYTES, "{bad:?}");
+    }
+    assert_eq!(cap(&[("HOME", "/h"), ("F3D_SHADER_CACHE_MB", "18446744073709551615")]), DEFAULT_CAP_BYTES);
 }
 
 #[test]
@@ -143,7 +153,7 @@ fn form(cache: &ShaderCache, source: Option<&str>, made: &mut u32) -> Arc<String
         .compiled_cached(
             "test form",
             cache,
-            |s: &String| s.clone().into_bytes(),
+            |s: &String| Some(s.clone().into_bytes()),
             |b| String::from_utf8(b.to_vec()).ok().filter(|s| s.starts_with("form")),
             || {
                 *made += 1;

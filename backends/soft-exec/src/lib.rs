@@ -121,27 +121,15 @@ pub fn lanes_mask(lanes: &Lanes) -> u64 {
 /// only by the executor that wrote them (the shader cache puts it in its key).
 pub const SOURCE_HASH: &str = env!("F3D_SOFT_EXEC_SOURCE");
 
-/// [`Program`]'s stored fields (the compact steps and the CPU test are made again on read).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Stored {
-    interface: Interface,
-    entry_point: String,
-    code: Vec<ir::Inst>,
-    consts: Vec<f32>,
-    n_v: u32,
-    n_u: u32,
-    n_slots: u16,
-    input_base: Vec<u32>,
-    output_base: Vec<u32>,
-    input_reads: Vec<u32>,
-}
-
 /// A compiled entry point. Compile once per pipeline; share it between threads, each running
-/// it with its own [`Executor`].
+/// it with its own [`Executor`]. Its stored form ([`Program::to_bytes`]) leaves out what is
+/// made again on reading: the interpreter's compact steps and the CPU test.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Program {
     interface: Interface,
     entry_point: String,
     code: Vec<ir::Inst>,
+    #[serde(skip)]
     steps: Vec<run::Step>,
     consts: Vec<f32>,
     n_v: u32,
@@ -152,6 +140,7 @@ pub struct Program {
     /// Per input slot, bit `c` set when component `c` may be read (see
     /// [`Program::input_reads`]).
     input_reads: Vec<u32>,
+    #[serde(skip)]
     avx2: bool,
 }
 
@@ -201,26 +190,12 @@ impl Program {
     }
 
     /// The program as bytes, for the shader cache on disk: [`Program::from_bytes`] of the same
-    /// executor (same [`SOURCE_HASH`]) reads it back.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        // A copy, once per compile: the stored form is written when a program is made.
-        let stored = Stored {
-            interface: self.interface.clone(),
-            entry_point: self.entry_point.clone(),
-            code: self.code.clone(),
-            consts: self.consts.clone(),
-            n_v: self.n_v,
-            n_u: self.n_u,
-            n_slots: self.n_slots,
-            input_base: self.input_base.clone(),
-            output_base: self.output_base.clone(),
-            input_reads: self.input_reads.clone(),
-        };
+    /// executor (same [`SOURCE_HASH`]) reads it back. `None` if it cannot be written (no
+    /// program of this executor's making fails to).
+    pub fn to_bytes(&self) -> Option<Vec<u8>> {
         let mut bytes = Vec::new();
-        // Writing into memory fails only if serialisation itself does, which these types
-        // cannot make it do; an empty entry would be refused on read anyway.
-        let _ = ciborium::into_writer(&stored, &mut bytes);
-        bytes
+        ciborium::into_writer(self, &mut bytes).ok()?;
+        Some(bytes)
     }
 
     /// A program [`to_bytes`](Self::to_bytes) wrote; `None` when `bytes` are not one, or name a
@@ -228,31 +203,20 @@ impl Program {
     /// the compact steps are prepared again, so the interpreter's unchecked register access
     /// stays sound whatever the bytes).
     pub fn from_bytes(bytes: &[u8]) -> Option<Program> {
-        let s: Stored = ciborium::from_reader(bytes).ok()?;
-        let slots = s.interface.inputs.len();
-        let tables_fit = s.input_base.len() == slots
-            && s.input_reads.len() == slots
-            && s.output_base.len() == s.interface.outputs.len()
-            && s.consts.len() <= s.n_u as usize
-            && s.n_v <= MAX_REGISTERS
-            && s.code.last().is_some_and(|i| matches!(i, ir::Inst::End));
-        if !tables_fit || regalloc::verify(&s.code, s.n_v, s.n_u).is_err() {
+        let mut p: Program = ciborium::from_reader(bytes).ok()?;
+        let slots = p.interface.inputs.len();
+        let tables_fit = p.input_base.len() == slots
+            && p.input_reads.len() == slots
+            && p.output_base.len() == p.interface.outputs.len()
+            && p.consts.len() <= p.n_u as usize
+            && p.n_v <= MAX_REGISTERS
+            && p.code.last().is_some_and(|i| matches!(i, ir::Inst::End));
+        if !tables_fit || regalloc::verify(&p.code, p.n_v, p.n_u).is_err() {
             return None;
         }
-        Some(Program {
-            steps: run::prepare(&s.code, s.n_v),
-            interface: s.interface,
-            entry_point: s.entry_point,
-            code: s.code,
-            consts: s.consts,
-            n_v: s.n_v,
-            n_u: s.n_u,
-            n_slots: s.n_slots,
-            input_base: s.input_base,
-            output_base: s.output_base,
-            input_reads: s.input_reads,
-            avx2: detect_avx2(),
-        })
+        p.steps = run::prepare(&p.code, p.n_v);
+        p.avx2 = detect_avx2();
+        Some(p)
     }
 
     /// What the program reads and writes.

@@ -144,7 +144,7 @@ pub(crate) fn cached_entry_spirv(
     static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let writer = WRITER.get_or_init(|| blake3_hex(include_str!("compiler.rs")));
     let disk_key = format!("{key} writer {writer}");
-    let encode = |words: &Vec<u32>| words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let encode = |words: &Vec<u32>| Some(words.iter().flat_map(|w| w.to_le_bytes()).collect());
     let decode = |bytes: &[u8]| {
         let words: Vec<u32> =
             bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();

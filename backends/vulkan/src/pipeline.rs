@@ -89,12 +89,9 @@ impl Drop for VkPipeline {
     }
 }
 
-/// The path of the pipeline cache file for a device, from the environment.
+/// f3d's cache directory, from the environment (the shader cache's rule).
 pub(crate) fn default_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    env("F3D_CACHE_DIR")
-        .or_else(|| env("XDG_CACHE_HOME").map(|p| p.join("f3d")))
-        .or_else(|| env("HOME").map(|p| p.join(".cache").join("f3d")))
+    f3d_hal::shader_cache::cache_base_dir(|k| std::env::var(k).ok())
 }
 
 /// The cache file of a device with `caps` under `dir`.

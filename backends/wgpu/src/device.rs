@@ -681,8 +681,10 @@ impl Drop for WgpuDevice {
 }
 
 /// The driver's pipeline cache for this adapter (wgpu keeps one on Vulkan only), seeded with
-/// the data an earlier run saved in `shader_cache` under a key naming wgpu's adapter key,
-/// the driver and wgpu's version; with its key, for saving. A miss counts as a compile.
+/// the data an earlier run saved in `shader_cache` under a key naming wgpu's adapter key and
+/// the driver; with its key, for saving. A miss counts as a compile. Data another wgpu
+/// release wrote is recognised by wgpu's own header and ignored (`fallback`), then replaced
+/// when this device drops.
 fn open_pipeline_cache(
     device: &wgpu::Device,
     grant: &Grant,
@@ -698,15 +700,15 @@ fn open_pipeline_cache(
         adapter_key.as_bytes(),
         info.driver.as_bytes(),
         info.driver_info.as_bytes(),
-        WGPU_VERSION.as_bytes(),
     ]);
     let data = shader_cache.get(&key);
     if data.is_none() {
         shader_cache.note_compile();
     }
     // SAFETY: the data, if any, is what `PipelineCache::get_data` returned for an adapter of
-    // the same wgpu cache key, driver and wgpu version (the entry's checksum held); wgpu and
-    // the driver check its header again, and `fallback` makes an unusable blob an empty cache.
+    // the same wgpu cache key and driver (the entry's checksum held); wgpu checks its own
+    // header (its release among it) and the driver its, and `fallback` makes an unusable
+    // blob an empty cache.
     let cache = unsafe {
         device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
             label: Some("f3d pipeline cache"),
@@ -716,6 +718,3 @@ fn open_pipeline_cache(
     };
     (Some(cache), Some(key))
 }
-
-/// The wgpu release pipeline cache data is made by (its data is refused across releases).
-const WGPU_VERSION: &str = "30";
