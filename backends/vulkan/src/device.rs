@@ -180,8 +180,11 @@ impl VulkanDevice {
     /// [`open`](Self::open) with options beyond the request.
     pub fn open_with(request: &DeviceRequest, options: VulkanOptions) -> Result<Self, OpenError> {
         let log = options.validation_log.or_else(|| request.validation.then(ValidationLog::new));
+        // NVIDIA's driver deadlocks on devices made and destroyed at once (see the function).
+        let turn = f3d_hal::backend::driver_lifecycle_turn();
         let instance = Instance::new(log)?;
         let opened = open_device(&instance, request.power_preference)?;
+        drop(turn);
         let mut features = base_features(&opened.caps);
         let formats =
             FormatTable::build(&instance.instance, opened.physical, &opened.caps.enabled, &mut features);

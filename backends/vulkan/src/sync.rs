@@ -785,6 +785,7 @@ pub(crate) fn full_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        let _turn = f3d_hal::backend::driver_lifecycle_turn();
         // SAFETY: waiting is always allowed; a lost device answers at once.
         let _ = unsafe { self.device.device_wait_idle() };
         let core = self.core.get_mut().unwrap_or_else(|e| e.into_inner());

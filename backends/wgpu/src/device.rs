@@ -1,6 +1,7 @@
 //! The wgpu device: [`GraphicsDevice`] over a `wgpu::Device` and its queue.
 
 use std::collections::HashMap;
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -29,10 +30,12 @@ use crate::texture::{
 /// The wgpu device. See the crate docs.
 pub struct WgpuDevice {
     owner: DeviceOwner,
-    instance: wgpu::Instance,
-    adapter: wgpu::Adapter,
-    pub(crate) device: wgpu::Device,
-    pub(crate) queue: wgpu::Queue,
+    // The wgpu objects that keep the driver's device alive are dropped by hand, under the
+    // driver lifecycle turn (see `Drop`).
+    instance: ManuallyDrop<wgpu::Instance>,
+    adapter: ManuallyDrop<wgpu::Adapter>,
+    pub(crate) device: ManuallyDrop<wgpu::Device>,
+    pub(crate) queue: ManuallyDrop<wgpu::Queue>,
     pub(crate) grant: Grant,
     info: AdapterInfo,
     features: DeviceFeatures,
@@ -44,7 +47,7 @@ pub struct WgpuDevice {
     pub(crate) memory: MemoryCounter,
     next_id: AtomicU64,
     refusals: Mutex<PipelineRefusals>,
-    pub(crate) ring: Mutex<UniformRing>,
+    pub(crate) ring: ManuallyDrop<Mutex<UniformRing>>,
     pub(crate) loss: LossCell,
     uncaptured: Arc<Mutex<Vec<String>>>,
     /// The driver's pipeline cache, when wgpu has one for this adapter (Vulkan), read from the
@@ -66,8 +69,11 @@ impl WgpuDevice {
     /// [`open`](Self::open) keeping the driver's pipeline cache in `cache` (the environment's
     /// shader cache otherwise: `f3d_hal::shader_cache`).
     pub fn open_with_shader_cache(request: &DeviceRequest, cache: ShaderCache) -> Result<Self, OpenError> {
-        adapter::open(adapter::instance(request), request, None)
-            .map(|opened| Self::from_opened(opened, &request.label, cache))
+        // NVIDIA's driver deadlocks on devices made and destroyed at once (see `Drop`).
+        let turn = f3d_hal::backend::driver_lifecycle_turn();
+        let opened = adapter::open(adapter::instance(request), request, None);
+        drop(turn);
+        opened.map(|opened| Self::from_opened(opened, &request.label, cache))
     }
 
     /// Opens a device from an instance the caller made, able to present to `surface` (the
@@ -77,8 +83,10 @@ impl WgpuDevice {
         surface: &wgpu::Surface<'_>,
         request: &DeviceRequest,
     ) -> Result<Self, OpenError> {
-        adapter::open(instance, request, Some(surface))
-            .map(|opened| Self::from_opened(opened, &request.label, ShaderCache::from_env()))
+        let turn = f3d_hal::backend::driver_lifecycle_turn();
+        let opened = adapter::open(instance, request, Some(surface));
+        drop(turn);
+        opened.map(|opened| Self::from_opened(opened, &request.label, ShaderCache::from_env()))
     }
 
     fn from_opened(opened: Opened, label: &str, shader_cache: ShaderCache) -> Self {
@@ -113,10 +121,10 @@ impl WgpuDevice {
         let (pipeline_cache, pipeline_cache_key) = open_pipeline_cache(&device, &grant, &wi, &shader_cache);
         Self {
             owner: DeviceOwner::new(BackendId::WGPU, label),
-            instance,
-            adapter,
-            device,
-            queue,
+            instance: ManuallyDrop::new(instance),
+            adapter: ManuallyDrop::new(adapter),
+            device: ManuallyDrop::new(device),
+            queue: ManuallyDrop::new(queue),
             grant,
             info,
             features,
@@ -126,7 +134,7 @@ impl WgpuDevice {
             memory,
             next_id: AtomicU64::new(1),
             refusals: Mutex::new(Vec::new()),
-            ring: Mutex::new(ring),
+            ring: ManuallyDrop::new(Mutex::new(ring)),
             loss,
             uncaptured,
             pipeline_cache,
@@ -677,6 +685,20 @@ pub(crate) fn scoped_on<T>(
 impl Drop for WgpuDevice {
     fn drop(&mut self) {
         self.save_pipeline_cache();
+        // NVIDIA's driver deadlocks when devices are destroyed while others are made or
+        // destroyed (`f3d_hal::backend::driver_lifecycle_turn`): what this device holds of
+        // wgpu goes under the turn. wgpu destroys the driver's device with the last of its
+        // objects, so one an app still holds (a buffer, a texture) ends it later, unturned.
+        let _turn = f3d_hal::backend::driver_lifecycle_turn();
+        self.pipeline_cache = None;
+        // SAFETY: each is dropped once, here, and never used again (the device is going).
+        unsafe {
+            ManuallyDrop::drop(&mut self.ring);
+            ManuallyDrop::drop(&mut self.queue);
+            ManuallyDrop::drop(&mut self.device);
+            ManuallyDrop::drop(&mut self.adapter);
+            ManuallyDrop::drop(&mut self.instance);
+        }
     }
 }
 

@@ -26,6 +26,27 @@ mod live;
 pub use checks::*;
 pub use live::{LiveCounter, LiveToken};
 
+/// The turn a backend takes to make or destroy a driver device: one at a time across the
+/// process, whichever backend (and so whichever API wrapper) the devices belong to.
+///
+/// NVIDIA's driver (580.159, on an H100 and an H200) deadlocks when one thread destroys a
+/// device while other threads make, use or destroy other devices of the same process. Stacks
+/// of hung `f3d conformance --backend vulkan --tier lifecycle` runs (sixteen checks at a time)
+/// all show one thread inside `vkDestroyDevice` waiting, a driver thread spinning, and the
+/// rest blocked on the driver's and the loader's locks (`vkFreeMemory` of another device's
+/// teardown, `vkQueueSubmit`, `vkCreateInstance`, `vkEnumeratePhysicalDevices`). With this
+/// turn taken around instance and device creation and around the whole teardown, that tier
+/// ran ten times out of ten where the build before hung five times out of ten, alternately in
+/// one sitting. Making and destroying a device is a start- and exit-time cost, so taking turns
+/// costs a multi-device process little.
+///
+/// Hold it only around driver calls: never while calling code that may take it again (it is
+/// not re-entrant).
+pub fn driver_lifecycle_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Wraps a texture the device created.
 pub fn wrap_texture(
     owner: &DeviceOwner,
