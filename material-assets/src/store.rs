@@ -413,7 +413,7 @@ impl MaterialStore {
                 }
                 Err(errors) => {
                     for e in errors {
-                        eprintln!("f3d: material file watcher: {e}");
+                        tracing::warn!("material file watcher: {e}");
                     }
                 }
             }
@@ -520,7 +520,7 @@ impl MaterialStore {
                 Ok(debouncer) => self.watcher = Some(Watcher { debouncer, watched: BTreeSet::new() }),
                 Err(e) => {
                     self.watch_failed = true;
-                    eprintln!("f3d: material files cannot be watched ({e}); they will not hot-reload");
+                    tracing::warn!("material files cannot be watched ({e}); they will not hot-reload");
                 }
             }
         }
@@ -534,7 +534,7 @@ impl MaterialStore {
             // (permissions, watch limits) are said once.
             Err(e) => {
                 if folder.is_dir() && !self.unwatched.contains(&folder) {
-                    eprintln!("f3d: cannot watch {}: {e}", folder.display());
+                    tracing::warn!("cannot watch {}: {e}", folder.display());
                 }
                 self.unwatched.insert(folder);
             }

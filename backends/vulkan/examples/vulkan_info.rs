@@ -1,6 +1,6 @@
 //! Prints what the vulkan backend opens on this machine: the adapter, its driver, the HAL
 //! features and limits it reports, and what each format supports. With `F3D_VALIDATION=1` the
-//! validation layers are on (and any message they print is prefixed `f3d vulkan validation:`).
+//! validation layers are on (and any message they print is logged as a warning prefixed `vulkan validation:`).
 //!
 //! `cargo run --release -p f3d_backend_vulkan --example vulkan_info`
 

@@ -34,7 +34,7 @@ fn unavailable(reason: impl Into<String>) -> OpenError {
 ///
 /// One log may serve several devices (the conformance test hands the same log to every
 /// device it opens and asserts it stays empty). Validation warnings and errors land here and
-/// are echoed to stderr prefixed `f3d vulkan validation:`; a device opened with validation
+/// are logged as `tracing` warnings prefixed `vulkan validation:`; a device opened with validation
 /// also fails the call during which a message arrived (see the crate docs).
 #[derive(Clone, Default)]
 pub struct ValidationLog(Arc<LogInner>);
@@ -86,7 +86,7 @@ impl ValidationLog {
 
 impl LogInner {
     fn push(&self, message: String) {
-        eprintln!("f3d vulkan validation: {message}");
+        tracing::warn!("vulkan validation: {message}");
         self.messages.lock().unwrap_or_else(|e| e.into_inner()).push(message);
         self.count.fetch_add(1, Ordering::AcqRel);
     }

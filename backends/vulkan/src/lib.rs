@@ -72,8 +72,8 @@
 //!   blits the frame texture (tracked like any copy source) onto an acquired swapchain image,
 //!   scaling and sRGB-encoding it, submits that with the timeline under the core lock and
 //!   presents it; outdated and lost surfaces are made again and that frame is skipped.
-//! * **Validation.** With validation on, every layer message is echoed to stderr
-//!   (`f3d vulkan validation: …`), kept in a [`ValidationLog`], and turns the call during which it
+//! * **Validation.** With validation on, every layer message is logged as a `tracing`
+//!   warning (`vulkan validation: …`), kept in a [`ValidationLog`], and turns the call during which it
 //!   arrived into an error. SPIR-V carries no `OpSource`, so nothing needs filtering.
 //!
 //! Backend-specific accessors carry a `vk_` prefix ([`VulkanDevice::vk_device`],
