@@ -108,7 +108,7 @@ impl HostPlanes {
             width: region.width,
             height: region.height,
             format: readback_format(desc.format),
-            data: convert_for_readback(desc.format, &self.read_region(region)),
+            data: convert_for_readback(desc.format, self.read_region(region)),
         }
     }
 

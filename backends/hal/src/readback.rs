@@ -207,8 +207,10 @@ pub fn readback_converts(format: TextureFormat) -> bool {
     readback_format(format) != format
 }
 
-/// Converts tightly packed raw texels of `format` to [`readback_format`]`(format)`.
-pub fn convert_for_readback(format: TextureFormat, raw: &[u8]) -> Vec<u8> {
+/// Converts tightly packed raw texels of `format` to [`readback_format`]`(format)`. The bytes
+/// are taken by value and handed back as they are where the format needs no conversion (the
+/// common RGBA8 frame), so a readback copies its pixels once, out of the staging memory.
+pub fn convert_for_readback(format: TextureFormat, raw: Vec<u8>) -> Vec<u8> {
     use TextureFormat as F;
     match format {
         F::R8Unorm => raw.iter().flat_map(|&r| [r, 0, 0, 255]).collect(),
@@ -224,7 +226,7 @@ pub fn convert_for_readback(format: TextureFormat, raw: &[u8]) -> Vec<u8> {
                 [c(0), c(10), c(20), (((v >> 30) & 3) as f32 / 3.0 * 255.0).round() as u8]
             })
             .collect(),
-        _ => raw.to_vec(),
+        _ => raw,
     }
 }
 
@@ -422,8 +424,8 @@ mod tests {
     #[test]
     fn eight_bit_formats_come_back_as_rgba8() {
         assert_eq!(readback_format(TextureFormat::Bgra8Unorm), TextureFormat::Rgba8Unorm);
-        assert_eq!(convert_for_readback(TextureFormat::Bgra8Unorm, &[1, 2, 3, 4]), vec![3, 2, 1, 4]);
-        assert_eq!(convert_for_readback(TextureFormat::R8Unorm, &[9]), vec![9, 0, 0, 255]);
+        assert_eq!(convert_for_readback(TextureFormat::Bgra8Unorm, vec![1, 2, 3, 4]), vec![3, 2, 1, 4]);
+        assert_eq!(convert_for_readback(TextureFormat::R8Unorm, vec![9]), vec![9, 0, 0, 255]);
         assert!(!readback_converts(TextureFormat::Rgba16Float));
     }
 }

@@ -160,7 +160,7 @@ pub(crate) fn read_texture(
             width: region.width,
             height: region.height,
             format: readback_format(format),
-            data: convert_for_readback(format, &raw),
+            data: convert_for_readback(format, raw),
         })
     })
 }
