@@ -120,6 +120,8 @@ impl ExampleArgs {
     /// An app drawing `frames` frames with the plugin, writing the last one to `out` and
     /// printing the file written and the frame time.
     pub fn app(&self) -> App {
+        // No `LogPlugin` here (headless): f3d's warnings and errors go to standard error.
+        f3d::init_stderr_log();
         let mut app = App::new();
         app.add_plugins(self.plugin())
             .add_plugins(bevy_app::ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO))

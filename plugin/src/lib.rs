@@ -114,9 +114,11 @@ pub mod plugin;
 pub mod render;
 pub mod resources;
 pub mod screenshot;
+pub mod stderr_log;
 pub mod window;
 
 pub use default_plugins::F3dDefaultPlugins;
+pub use stderr_log::init_stderr_log;
 
 /// Re-exported so apps and backends name the same crates.
 pub use {

@@ -276,6 +276,8 @@ struct Tools {
 /// to standard output; returns the process's exit status (0 success, 1 failure, 2 bad
 /// arguments).
 pub fn run(registry: DeviceRegistry, compilers: MaterialCompilers) -> ExitCode {
+    // The library's warnings (a material that failed, a backend refused) reach the terminal.
+    f3d::init_stderr_log();
     let code = run_from(std::env::args_os(), registry, compilers, &mut std::io::stdout().lock());
     ExitCode::from(code)
 }

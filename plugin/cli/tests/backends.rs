@@ -70,5 +70,10 @@ fn backends_loads_libraries_from_f3d_backend_path_and_says_what_it_refused() {
     assert!(lines.contains(&loaded.as_str()), "{text}");
     let refused = lines.iter().find(|l| l.starts_with("refused ")).unwrap_or_else(|| panic!("{text}"));
     assert!(refused.contains(&altered) && refused.contains(ABI), "{refused}");
+    // The library's own warning reaches standard error: `f3d` installs a log subscriber
+    // (without one, `tracing` lines from the library go nowhere).
+    let errors = String::from_utf8_lossy(&out.stderr);
+    let warning = errors.lines().find(|l| l.contains("F3D_BACKEND_PATH: refused"));
+    assert!(warning.is_some_and(|w| w.contains("WARN") && w.contains(&altered)), "stderr:\n{errors}");
     let _ = std::fs::remove_dir_all(&root);
 }
