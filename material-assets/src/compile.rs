@@ -200,15 +200,22 @@ pub fn check_material(
     options: &CompileOptions,
 ) -> Result<Vec<CompiledMaterial>, Vec<MaterialError>> {
     let material = read_material(path)?;
-    let mut out = Vec::new();
-    for variant in Variant::ALL {
-        match compile_material(&material, variant, options) {
-            Ok(c) => out.push(c),
-            // A problem in user code shows in every variant; report it once.
-            Err(e) => return Err(vec![e]),
-        }
-    }
-    Ok(out)
+    // The variants compile independently: on threads of their own, as a reload does.
+    let results: Vec<Result<CompiledMaterial, MaterialError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = Variant::ALL
+            .into_iter()
+            .map(|variant| {
+                let material = &material;
+                scope.spawn(move || compile_material(material, variant, options))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
+            .collect()
+    });
+    // A problem in user code shows in every variant; report the first variant's, once.
+    results.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| vec![e])
 }
 
 /// The user's code must define the function the framework calls; said plainly here rather
