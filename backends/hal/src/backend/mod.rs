@@ -155,3 +155,30 @@ payload_fn!(
     query_set_payload,
     QuerySetHandle
 );
+
+#[cfg(test)]
+mod tests {
+    /// A panic while a device was being made or destroyed (in a test, in an app's drop) must
+    /// not poison the turn for good: every later device would then fail to open.
+    #[test]
+    fn the_driver_turn_survives_a_panic_while_held() {
+        let panicked = std::thread::spawn(|| {
+            let _turn = super::driver_lifecycle_turn();
+            panic!("a device's teardown panicked");
+        })
+        .join();
+        assert!(panicked.is_err());
+        drop(super::driver_lifecycle_turn());
+        // And it is one turn: a second taker gets it only after the first lets go.
+        static RELEASED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let first = super::driver_lifecycle_turn();
+        let waiter = std::thread::spawn(|| {
+            let _turn = super::driver_lifecycle_turn();
+            RELEASED.load(std::sync::atomic::Ordering::SeqCst)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        RELEASED.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(first);
+        assert!(waiter.join().expect("the waiter ran"), "the turn was taken while it was held");
+    }
+}
