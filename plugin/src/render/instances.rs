@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::Resource;
-use bevy_math::Affine3A;
+use bevy_math::{Affine3A, Mat4};
 
 /// Bytes per instance in an instance buffer.
 pub(crate) const INSTANCE_STRIDE: u32 = 48;
@@ -34,11 +34,14 @@ pub(crate) type InstanceRows = [f32; 12];
 pub(crate) fn instance_rows(affine: &Affine3A) -> InstanceRows {
     let m = affine.matrix3;
     let t = affine.translation;
-    [
-        m.x_axis.x, m.y_axis.x, m.z_axis.x, t.x, //
-        m.x_axis.y, m.y_axis.y, m.z_axis.y, t.y, //
-        m.x_axis.z, m.y_axis.z, m.z_axis.z, t.z,
-    ]
+    // The rows are the first three columns of [x y z t] transposed: a vector transpose and
+    // three 16-byte stores, where element by element compiled to twelve scalar stores (the
+    // moved-transform copy of `extract` is mostly this).
+    let rows =
+        Mat4::from_cols(m.x_axis.extend(0.0), m.y_axis.extend(0.0), m.z_axis.extend(0.0), t.extend(1.0))
+            .transpose();
+    let (r0, r1, r2) = (rows.x_axis.to_array(), rows.y_axis.to_array(), rows.z_axis.to_array());
+    [r0[0], r0[1], r0[2], r0[3], r1[0], r1[1], r1[2], r1[3], r2[0], r2[1], r2[2], r2[3]]
 }
 
 /// Bytes per instance in the material-slot buffer.
@@ -357,6 +360,24 @@ mod tests {
         let found = unsafe { writer.set(entity, rows, &mut dirty) };
         inst.mark_dirty(dirty);
         found
+    }
+
+    /// The rows are the model matrix's first three rows, element by element (checked against
+    /// `Mat4`'s own row access, not the vector transpose `instance_rows` uses).
+    #[test]
+    fn instance_rows_are_the_matrix_rows() {
+        let affine = Affine3A::from_scale_rotation_translation(
+            bevy_math::Vec3::new(2.0, 3.0, 0.5),
+            bevy_math::Quat::from_euler(bevy_math::EulerRot::XYZ, 0.3, -1.1, 2.0),
+            bevy_math::Vec3::new(7.0, -8.0, 9.5),
+        );
+        let m = Mat4::from(affine);
+        let rows = instance_rows(&affine);
+        for r in 0..3 {
+            for c in 0..4 {
+                assert_eq!(rows[r * 4 + c], m.row(r)[c], "row {r}, column {c}");
+            }
+        }
     }
 
     #[test]
