@@ -35,13 +35,16 @@ pub(crate) fn instance_rows(affine: &Affine3A) -> InstanceRows {
     let m = affine.matrix3;
     let t = affine.translation;
     // The rows are the first three columns of [x y z t] transposed: a vector transpose and
-    // three 16-byte stores, where element by element compiled to twelve scalar stores (the
-    // moved-transform copy of `extract` is mostly this).
+    // three 16-byte stores (`write_to_slice`), where building the array element by element
+    // compiled to twelve scalar stores (the moved-transform copy of `extract` is mostly this).
     let rows =
         Mat4::from_cols(m.x_axis.extend(0.0), m.y_axis.extend(0.0), m.z_axis.extend(0.0), t.extend(1.0))
             .transpose();
-    let (r0, r1, r2) = (rows.x_axis.to_array(), rows.y_axis.to_array(), rows.z_axis.to_array());
-    [r0[0], r0[1], r0[2], r0[3], r1[0], r1[1], r1[2], r1[3], r2[0], r2[1], r2[2], r2[3]]
+    let mut out = [0.0; 12];
+    rows.x_axis.write_to_slice(&mut out[0..4]);
+    rows.y_axis.write_to_slice(&mut out[4..8]);
+    rows.z_axis.write_to_slice(&mut out[8..12]);
+    out
 }
 
 /// Bytes per instance in the material-slot buffer.
