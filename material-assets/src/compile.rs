@@ -200,22 +200,42 @@ pub fn check_material(
     options: &CompileOptions,
 ) -> Result<Vec<CompiledMaterial>, Vec<MaterialError>> {
     let material = read_material(path)?;
-    // The variants compile independently: on threads of their own, as a reload does.
-    let results: Vec<Result<CompiledMaterial, MaterialError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = Variant::ALL
-            .into_iter()
-            .map(|variant| {
-                let material = &material;
-                scope.spawn(move || compile_material(material, variant, options))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
-            .collect()
-    });
+    let results = compile_variants(path, |variant| compile_material(&material, variant, options));
     // A problem in user code shows in every variant; report the first variant's, once.
     results.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| vec![e])
+}
+
+/// Runs `compile` for each of [`Variant::ALL`], in that order, each on a thread of its own:
+/// the variants compose, parse, validate and compile independently, and a save (or `f3d
+/// material check`) waits for all of them. A panic in one (a bug in a compiler, never the
+/// user's input) becomes an error naming the material's file and what the panic said, so a
+/// reload keeps the last good version and the tool reports instead of crashing.
+pub(crate) fn compile_variants<T: Send>(
+    path: &Path,
+    compile: impl Fn(Variant) -> Result<T, MaterialError> + Sync,
+) -> [Result<T, MaterialError>; 3] {
+    let compile = &compile;
+    std::thread::scope(|scope| {
+        Variant::ALL.map(|variant| (variant, scope.spawn(move || compile(variant)))).map(
+            |(variant, handle)| {
+                handle.join().unwrap_or_else(|payload| {
+                    let said = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "no message".to_owned());
+                    Err(MaterialError::Shader {
+                        at: crate::Location::file(path),
+                        message: format!(
+                            "compiling the {} variant panicked (a bug in f3d, not in the material): {said}",
+                            variant.name()
+                        ),
+                        notes: Vec::new(),
+                    })
+                })
+            },
+        )
+    })
 }
 
 /// The user's code must define the function the framework calls; said plainly here rather
@@ -382,6 +402,26 @@ fn tidy_message(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Each variant compiles on its own thread, results in `Variant::ALL`'s order; a panic in
+    /// one is that variant's error, naming the file and what the panic said, and the others
+    /// still compile.
+    #[test]
+    fn a_variant_that_panics_is_an_error_naming_the_file() {
+        let path = std::path::Path::new("materials/broken.ron");
+        let results = compile_variants(path, |variant| {
+            if variant == Variant::DepthOnly {
+                panic!("lowering went wrong");
+            }
+            Ok(variant.name())
+        });
+        assert!(matches!(results[0], Ok("color")), "{:?}", results[0]);
+        assert!(matches!(results[2], Ok("shadow")), "{:?}", results[2]);
+        let error = results[1].as_ref().expect_err("the depth variant panicked").to_string();
+        assert!(error.contains("depth variant panicked") && error.contains("lowering went wrong"), "{error}");
+        let at = results[1].as_ref().err().and_then(MaterialError::location).expect("located");
+        assert!(at.to_string().contains("materials/broken.ron"), "{at}");
+    }
+
     use super::*;
 
     #[test]

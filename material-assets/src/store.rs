@@ -606,21 +606,6 @@ fn content_hash(loaded: &LoadedMaterial, variants: &[Arc<CompiledMaterial>; 3]) 
 /// A material read and every variant compiled: what [`build`] makes of a good save.
 type Built = (Arc<LoadedMaterial>, [Arc<CompiledMaterial>; 3]);
 
-/// A variant compiled on another thread; a panic there (a bug in a compiler, never the
-/// user's input) becomes an error naming the file, so the last good version stays.
-fn joined(
-    handle: std::thread::ScopedJoinHandle<'_, Result<Arc<CompiledMaterial>, MaterialError>>,
-    path: &Path,
-) -> Result<Arc<CompiledMaterial>, MaterialError> {
-    handle.join().unwrap_or_else(|_| {
-        Err(MaterialError::Io {
-            at: Location::file(path),
-            what: "material",
-            reason: "compiling a variant panicked".into(),
-        })
-    })
-}
-
 fn build(
     path: &Path,
     options: &CompileOptions,
@@ -657,14 +642,8 @@ fn build(
         }
         Ok(compiled)
     };
-    // The three variants compose, parse, validate and compile independently: on threads of
-    // their own (a save's reload is mostly this, and the app waits for it).
-    let variants = std::thread::scope(|scope| {
-        let color = scope.spawn(|| compile(Variant::Color));
-        let depth = scope.spawn(|| compile(Variant::DepthOnly));
-        let shadow = compile(Variant::Shadow);
-        [joined(color, path), joined(depth, path), shadow]
-    });
+    // Colour, depth-only and shadow (`Variant::ALL`'s order), each on a thread of its own.
+    let variants = crate::compile::compile_variants(path, compile);
     match variants {
         [Ok(c), Ok(d), Ok(s)] => Ok((loaded, [c, d, s])),
         [c, d, s] => {

@@ -4,8 +4,8 @@
 //! without a subscriber those lines go nowhere.
 //!
 //! [`init_stderr_log`] installs one, once per process, writing to standard error (standard
-//! output stays the program's own). The filter is `RUST_LOG` when it is set, otherwise
-//! warnings and errors, with wgpu's internals at errors only, as Bevy's `LogPlugin` defaults
+//! output stays the program's own). The filter is `RUST_LOG` when it is set (one that does
+//! not parse is said, with why, and the default used), otherwise warnings and errors, with wgpu's internals at errors only, as Bevy's `LogPlugin` defaults
 //! them. An app with [`F3dDefaultPlugins`](crate::F3dDefaultPlugins) has `LogPlugin` and must
 //! not call it (the second subscriber would be refused, and `LogPlugin` says so).
 
@@ -17,7 +17,22 @@ pub const DEFAULT_FILTER: &str = "warn,wgpu=error,wgpu_core=error,wgpu_hal=error
 /// Installs a standard-error subscriber for f3d's log lines, unless the process has one
 /// already (then it does nothing). See the [module docs](self).
 pub fn init_stderr_log() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let (filter, refused) = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => match EnvFilter::try_new(&spec) {
+            Ok(filter) => (filter, None),
+            Err(e) => (EnvFilter::new(DEFAULT_FILTER), Some((spec, e))),
+        },
+        _ => (EnvFilter::new(DEFAULT_FILTER), None),
+    };
     // `try_init` refuses when a global subscriber exists: the program's own choice stands.
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colours only for a terminal: a log captured to a file or a pipe stays plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let installed = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour)
+        .try_init();
+    if let (Ok(()), Some((spec, e))) = (installed, refused) {
+        bevy_log::warn!("RUST_LOG={spec:?} is not a log filter ({e}); using {DEFAULT_FILTER:?}");
+    }
 }

@@ -77,3 +77,18 @@ fn backends_loads_libraries_from_f3d_backend_path_and_says_what_it_refused() {
     assert!(warning.is_some_and(|w| w.contains("WARN") && w.contains(&altered)), "stderr:\n{errors}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A `RUST_LOG` that is not a filter is said, with why, and the default filter used (the
+/// command still runs); the log is plain text when standard error is not a terminal.
+#[test]
+fn a_bad_rust_log_is_named_and_the_default_used() {
+    let out = Command::new(env!("CARGO_BIN_EXE_f3d"))
+        .arg("backends")
+        .env("RUST_LOG", "f3d=[[")
+        .output()
+        .expect("f3d runs");
+    assert!(out.status.success());
+    let errors = String::from_utf8_lossy(&out.stderr);
+    let line = errors.lines().find(|l| l.contains("RUST_LOG=\"f3d=[[\" is not a log filter"));
+    assert!(line.is_some_and(|l| l.contains("WARN") && !l.contains('\u{1b}')), "stderr:\n{errors}");
+}

@@ -38,8 +38,9 @@ pub use live::{LiveCounter, LiveToken};
 /// turn taken around instance and device creation and around the whole teardown, that tier
 /// ran ten times out of ten where the build before hung five times out of ten, alternately in
 /// one sitting; wgpu's whole suite, with wgpu's device opened and dropped under the turn too,
-/// ran four times out of four where it hung in two of four without. Making and destroying a device is a start- and exit-time cost, so taking turns
-/// costs a multi-device process little.
+/// ran four times out of four where it hung in two of four without. Making and destroying a
+/// device is a start- and exit-time cost, so taking turns costs a multi-device process
+/// little.
 ///
 /// Hold it only around driver calls: never while calling code that may take it again (it is
 /// not re-entrant).
