@@ -10,6 +10,11 @@
 //! into every entity's `GlobalTransform` (what transform propagation would have done).
 //! Criterion's throughput is per entity, so "time per element" is the per-entity cost.
 //!
+//! `material_edits`: 1k and 10k cubes, each with its own `StandardMaterial`, every material
+//! given a new colour each frame (untimed, in the main world); timed as above, so "time per
+//! element" is what one edited material costs the render world (its `AssetEvent`, prepare,
+//! and the rewrite of its table slot).
+//!
 //! Run: `cargo bench -p f3d_benches --bench extract`
 
 use std::time::{Duration, Instant};
@@ -22,6 +27,12 @@ use f3d::render::RenderApp;
 use f3d_backend_null::NullDevice;
 
 fn app_with_cubes(count: usize) -> (App, f3d::bevy_app::SubApp) {
+    app_with(count, false)
+}
+
+/// `count` cubes, each with its own `StandardMaterial` when `own_materials`, else all sharing
+/// one.
+fn app_with(count: usize, own_materials: bool) -> (App, f3d::bevy_app::SubApp) {
     let mut app = App::new();
     let mut registry = DeviceRegistry::new();
     let _ = registry.add_backend(BackendId::NULL, |request| {
@@ -39,17 +50,19 @@ fn app_with_cubes(count: usize) -> (App, f3d::bevy_app::SubApp) {
     app.cleanup();
     let world = app.world_mut();
     let cube = world.resource_mut::<Assets<Mesh>>().add(Cuboid::from_length(0.5));
-    let material = world.resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
+    let shared = world.resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
+    let materials: Vec<_> = match own_materials {
+        true => {
+            let mut assets = world.resource_mut::<Assets<StandardMaterial>>();
+            (0..count).map(|_| assets.add(StandardMaterial::default())).collect()
+        }
+        false => vec![shared; count],
+    };
     let side = (count as f64).sqrt().ceil() as usize;
-    world.spawn_batch((0..count).map(move |i| {
+    world.spawn_batch(materials.into_iter().enumerate().map(move |(i, material)| {
         let (x, z) = ((i % side) as f32, (i / side) as f32);
         // Not culled: the bench measures extraction of every entity, as before culling existed.
-        (
-            Mesh3d(cube.clone()),
-            MeshMaterial3d(material.clone()),
-            NoFrustumCulling,
-            Transform::from_xyz(x, 0.0, -z),
-        )
+        (Mesh3d(cube.clone()), MeshMaterial3d(material), NoFrustumCulling, Transform::from_xyz(x, 0.0, -z))
     }));
     world.spawn((Camera3d::default(), Transform::from_xyz(0.0, 10.0, 10.0).looking_at(Vec3::ZERO, Vec3::Y)));
     let render = app.remove_sub_app(RenderApp).expect("the plugin made a render app");
@@ -93,6 +106,24 @@ fn frame(app: &mut App, render: &mut f3d::bevy_app::SubApp, moving: bool, tick: 
     elapsed
 }
 
+/// One frame of a scene where every cube has its own material and every material got a new
+/// colour (untimed, in the main world, as an app animating its materials would), with the
+/// render sub-app's part timed: the cost of a material edit from its `AssetEvent` to the
+/// rewritten bytes of its table slot.
+fn recolour_frame(app: &mut App, render: &mut f3d::bevy_app::SubApp, tick: &mut f32) -> Duration {
+    app.main_mut().run_default_schedule();
+    *tick += 1.0;
+    let t = *tick;
+    for (_, m) in app.world_mut().resource_mut::<Assets<StandardMaterial>>().iter_mut() {
+        m.base_color = Color::linear_rgb(0.5 + 0.5 * t.sin(), 0.5, 0.5);
+    }
+    let start = Instant::now();
+    render_frame(app, render);
+    let elapsed = start.elapsed();
+    app.world_mut().clear_trackers();
+    elapsed
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("render_world_frame");
     group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
@@ -111,22 +142,40 @@ fn bench(c: &mut Criterion) {
         }
     }
     group.finish();
+    let mut group = c.benchmark_group("material_edits");
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
+    for &count in &[1_000usize, 10_000] {
+        let (mut app, mut render) = app_with(count, true);
+        let mut tick = 0.0;
+        first_frame(&mut app, &mut render);
+        group.throughput(Throughput::Elements(count as u64));
+        group.bench_with_input(BenchmarkId::new("every_material_recoloured", count), &count, |b, _| {
+            b.iter_custom(|iters| (0..iters).map(|_| recolour_frame(&mut app, &mut render, &mut tick)).sum())
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench);
 
 fn main() {
-    // `F3D_EXTRACT_PROFILE=static,1600000,2`: no criterion, just that many frames of one
+    // `F3D_EXTRACT_PROFILE=static|moving|recolour,1600000,2`: no criterion, just that many frames of one
     // case after the first, for callgrind (`--toggle-collect=*render_frame*`).
     if let Ok(spec) = std::env::var("F3D_EXTRACT_PROFILE") {
         let parts: Vec<&str> = spec.split(',').collect();
         let moving = parts.first() == Some(&"moving");
+        let recolour = parts.first() == Some(&"recolour");
         let count = parts.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_600_000);
         let frames = parts.get(2).and_then(|n| n.parse().ok()).unwrap_or(2);
-        let (mut app, mut render) = app_with_cubes(count);
+        let (mut app, mut render) = app_with(count, recolour);
         let mut tick = 0.0;
         first_frame(&mut app, &mut render);
-        let total: Duration = (0..frames).map(|_| frame(&mut app, &mut render, moving, &mut tick)).sum();
+        let total: Duration = (0..frames)
+            .map(|_| match recolour {
+                true => recolour_frame(&mut app, &mut render, &mut tick),
+                false => frame(&mut app, &mut render, moving, &mut tick),
+            })
+            .sum();
         println!("{} {count}: {:?} per frame", parts[0], total / frames);
         return;
     }

@@ -96,9 +96,9 @@ pub struct MaterialShader {
     /// replaces the colour variant's (`loaded` is then an unlit carrier with the material's
     /// render state, whose vertex stages, depth and shadow variants draw it).
     pub raw: Option<Arc<f3d_materials::ShaderMaterial>>,
-    /// The parameter layout, laid out once per shader (it goes through naga): every
-    /// material of the shader writes its block with it.
-    layout: Option<MaterialLayout>,
+    /// The parameters at their defaults, laid out once per shader (the layout goes through
+    /// naga): each material of the shader starts from a copy and writes its own values.
+    defaults: Option<MaterialParameters>,
     budget: u32,
     /// Which variants failed to compile and were reported (each once).
     reported: [AtomicBool; 3],
@@ -123,7 +123,8 @@ impl MaterialShader {
             None => 0,
         };
         let stride = layout.as_ref().and_then(MaterialLayout::slot_stride).unwrap_or(0);
-        Self { id, loaded, slots, stride, raw: None, layout, budget, reported: Default::default() }
+        let defaults = layout.as_ref().map(|l| MaterialParameters::new(&loaded.desc, l));
+        Self { id, loaded, slots, stride, raw: None, defaults, budget, reported: Default::default() }
     }
 
     /// The compiled variant (instanced, with the material array), or `None` when it does not
@@ -364,7 +365,7 @@ impl RenderMaterials {
     fn prepare_standard(&mut self, m: &StandardMaterial, images_ids: &mut AssetSlots) -> Option<GpuMaterial> {
         let shader = self.shader_for_standard(StandardKey::of(m))?;
         let desc = &shader.loaded.desc;
-        let mut params = MaterialParameters::new(desc, shader.layout.as_ref()?);
+        let mut params = shader.defaults.clone()?;
         standard::write_parameters(m, &mut params);
         let images = standard::images(m);
         let textures = params
