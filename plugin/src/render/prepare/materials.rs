@@ -480,6 +480,11 @@ impl ClassKey {
     fn of(m: &GpuMaterial) -> Self {
         Self { shader: m.shader.id, textures: m.textures.clone() }
     }
+
+    /// Whether `m` is of this class (what `ClassKey::of(m) == *self` says, without the copy).
+    fn holds(&self, m: &GpuMaterial) -> bool {
+        self.shader == m.shader.id && self.textures == m.textures
+    }
 }
 
 /// Up to `capacity` materials of one class, their blocks side by side as the shader's material
@@ -649,15 +654,15 @@ impl MaterialTables {
     /// Writes `material` (asset slot `index`) into a table of its class, moving it when its
     /// class changed.
     fn place(&mut self, index: u32, material: &Arc<GpuMaterial>) {
-        let class = ClassKey::of(material);
         if let Some((table, slot)) = self.place.get(index as usize).copied().flatten()
             && let Some(t) = self.tables.get_mut(table as usize).and_then(Option::as_mut)
-            && t.class == class
+            && t.class.holds(material)
         {
             t.write(slot, material);
             return;
         }
         self.release(index);
+        let class = ClassKey::of(material);
         let open = self.by_class.get(&class).and_then(|ids| {
             ids.iter().copied().find(|&id| self.get(id).is_some_and(MaterialTable::has_room))
         });
