@@ -2,7 +2,7 @@
 //! scene of `examples/examples/many_cubes.rs` drawn straight on wgpu, with no engine between.
 //!
 //! `cargo run --release -p f3d_benches --bin wgpu_cubes -- [--n N] [--frames F] [--size WxH]
-//! [--mode per-cube|instanced] [--out FILE.png]`
+//! [--mode per-cube|instanced] [--msaa 1|4] [--out FILE.png]`
 //!
 //! A cubic grid of `N` cubes (side 0.6, spacing 1, grid side `s = ceil(cbrt(N))`) seen from
 //! `(-0.6 s, 1.4 s, 1.9 s)` towards the grid's centre through Bevy's default perspective (45°
@@ -14,6 +14,10 @@
 //!   buffer, one aligned slot each, bound with a dynamic offset: one `set_bind_group` and one
 //!   `draw_indexed` per cube — the loop f3d's `many_cubes --per-cube-materials` is held to.
 //! * `instanced`: one draw of `N` instances, matrix and colour from a per-instance vertex buffer.
+//!
+//! `--msaa 4` draws into 4-sample colour and depth targets resolved into the colour target (f3d
+//! multisamples a camera 4× unless told otherwise, so this is the like-for-like loop for
+//! `many_cubes` without `--msaa off`); the default is 1 sample.
 //!
 //! Each frame writes every cube's data (`queue.write_buffer`), renders, copies the colour target
 //! into a mappable buffer and waits for the map, so a frame time includes the GPU's work, as
@@ -27,8 +31,7 @@ use glam::camera::rh::{proj::directx::perspective_infinite_reverse, view::look_a
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
-const USAGE: &str =
-    "usage: wgpu_cubes [--n N] [--frames F] [--size WxH] [--mode per-cube|instanced] [--out FILE.png]";
+const USAGE: &str = "usage: wgpu_cubes [--n N] [--frames F] [--size WxH] [--mode per-cube|instanced] [--msaa 1|4] [--out FILE.png]";
 const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Bytes of each block of data, 20 floats: a cube's (in its uniform slot or as an instance) is
@@ -76,11 +79,13 @@ struct Args {
     size: (u32, u32),
     /// One draw of every cube as instances instead of a bind and a draw per cube.
     instanced: bool,
+    /// Samples per pixel: 1 or 4.
+    samples: u32,
     out: Option<std::path::PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { n: 10_000, frames: 5, size: (1280, 720), instanced: false, out: None };
+    let mut args = Args { n: 10_000, frames: 5, size: (1280, 720), instanced: false, samples: 1, out: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -98,6 +103,13 @@ fn parse_args() -> Result<Args, String> {
                     "per-cube" => false,
                     "instanced" => true,
                     other => return Err(format!("--mode {other}: expected per-cube or instanced")),
+                };
+            }
+            "--msaa" => {
+                args.samples = match value()?.as_str() {
+                    "1" => 1,
+                    "4" => 4,
+                    other => return Err(format!("--msaa {other}: expected 1 or 4")),
                 };
             }
             "--out" => args.out = Some(value()?.into()),
@@ -322,7 +334,7 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
             stencil: Default::default(),
             bias: Default::default(),
         }),
-        multisample: wgpu::MultisampleState::default(),
+        multisample: wgpu::MultisampleState { count: args.samples, ..Default::default() },
         fragment: Some(wgpu::FragmentState {
             module: &shader,
             entry_point: Some("fs"),
@@ -335,22 +347,26 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
 
     let (width, height) = args.size;
     let extent = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
-    let target = |format, usage| {
+    let target = |format, usage, sample_count| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: None,
             size: extent,
             mip_level_count: 1,
-            sample_count: 1,
+            sample_count,
             dimension: wgpu::TextureDimension::D2,
             format,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
             view_formats: &[],
         })
     };
-    let color = target(COLOR_FORMAT, wgpu::TextureUsages::COPY_SRC);
-    let depth = target(DEPTH_FORMAT, wgpu::TextureUsages::empty());
+    let color = target(COLOR_FORMAT, wgpu::TextureUsages::COPY_SRC, 1);
+    let depth = target(DEPTH_FORMAT, wgpu::TextureUsages::empty(), args.samples);
     let color_view = color.create_view(&Default::default());
     let depth_view = depth.create_view(&Default::default());
+    // With MSAA the cubes are drawn into a multisampled target resolved into `color`.
+    let samples =
+        (args.samples > 1).then(|| target(COLOR_FORMAT, wgpu::TextureUsages::empty(), args.samples));
+    let samples_view = samples.as_ref().map(|t| t.create_view(&Default::default()));
     // Readback rows start at multiples of 256 bytes, as copies into buffers require.
     let row_bytes = width * 4;
     let padded_row =
@@ -386,12 +402,16 @@ fn run(args: &Args, adapter: &wgpu::Adapter) -> Result<(), String> {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("cubes"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &color_view,
+                    view: samples_view.as_ref().unwrap_or(&color_view),
                     depth_slice: None,
-                    resolve_target: None,
+                    resolve_target: samples_view.as_ref().map(|_| &color_view),
                     ops: wgpu::Operations {
                         load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.02, g: 0.02, b: 0.03, a: 1.0 }),
-                        store: wgpu::StoreOp::Store,
+                        // The samples are needed only until they are resolved.
+                        store: match samples_view {
+                            Some(_) => wgpu::StoreOp::Discard,
+                            None => wgpu::StoreOp::Store,
+                        },
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
