@@ -134,6 +134,29 @@ impl Decode {
         }
     }
 
+    /// [`read`](Self::read) with every lane's texel in the one `plane`. When all of them lie
+    /// inside it (the usual case: coordinates are wrapped or clamped to the level before), the
+    /// words are loaded with one bounds check for all lanes instead of one per lane and word;
+    /// otherwise lanes outside read 0, as in `read`.
+    #[inline(always)]
+    pub(crate) fn read_plane(self, plane: &[u8], at: &[u32; LANES], raw: &mut Raw) {
+        let bytes = self.bytes_per_texel();
+        let words = bytes.div_ceil(4).min(4);
+        let last = at.iter().fold(0, |m, &a| m.max(a)) as usize;
+        if bytes < 4 || last + 4 * words > plane.len() {
+            return self.read(|_| plane, at, raw);
+        }
+        let base = plane.as_ptr();
+        for w in 0..words {
+            for l in 0..LANES {
+                // SAFETY: `at[l] + 4 * w + 4 <= last + 4 * words <= plane.len()`, so the four
+                // bytes lie inside `plane`; the read is unaligned.
+                let word = unsafe { base.add(at[l] as usize + 4 * w).cast::<u32>().read_unaligned() };
+                raw[w][l] = u32::from_le(word);
+            }
+        }
+    }
+
     /// Turns raw texels into the four channels a shader reads (missing channels 0, alpha 1;
     /// integer formats as bit patterns). `channels` limits the work to the first few.
     #[inline(always)]
@@ -241,6 +264,30 @@ impl Decode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_plane_reads_what_read_reads_in_and_past_the_plane() {
+        let plane: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        for decode in [
+            Decode::Rgba8 { srgb: false, bgra: false },
+            Decode::Half(4),
+            Decode::Rgba32Uint,
+            Decode::R8,
+            Decode::Rg8,
+        ] {
+            let step = decode.bytes_per_texel() as u32;
+            let inside: [u32; LANES] = std::array::from_fn(|l| (l as u32 * 7 % 40) * step);
+            // The last lane's texel runs past the end: it reads 0, the others their bytes.
+            let mut past = inside;
+            past[LANES - 1] = 1000 - step / 2;
+            for at in [inside, past] {
+                let (mut want, mut got) = ([[7; LANES]; 4], [[7; LANES]; 4]);
+                decode.read(|_| &plane[..], &at, &mut want);
+                decode.read_plane(&plane, &at, &mut got);
+                assert_eq!(got, want, "{decode:?} at {:?}", &at[LANES - 2..]);
+            }
+        }
+    }
 
     #[test]
     fn srgb_decode_is_within_1e5_of_the_hal_transfer_function() {

@@ -398,7 +398,7 @@ pub(crate) fn sample<const FMA: bool>(
         };
         for k in 0..taps {
             if uniform_layer {
-                tex.decode.read(|_| plane, &at[k], raw);
+                tex.decode.read_plane(plane, &at[k], raw);
             } else {
                 tex.decode.read(|l| tex.plane(level, layer[l]), &at[k], raw);
             }
