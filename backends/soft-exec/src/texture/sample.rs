@@ -43,9 +43,27 @@ pub(crate) struct SampleIn<'x> {
     pub(crate) offset: [i32; 2],
 }
 
+/// A depth comparison for every lane: 1 where `reference` passes `f` against the stored
+/// value in `texel`, else 0 ([`CompareFunction::passes`]'s arithmetic). The function is matched
+/// once, so each case is a branch-free loop (matched per lane, it was a jump per lane).
 #[inline(always)]
-fn compare(f: CompareFunction, reference: f32, stored: f32) -> f32 {
-    if f.passes(reference, stored) { 1.0 } else { 0.0 }
+fn compare_lanes(f: CompareFunction, reference: &Lanes, texel: &mut Lanes) {
+    #[inline(always)]
+    fn each(reference: &Lanes, texel: &mut Lanes, pass: impl Fn(f32, f32) -> bool) {
+        for (t, &r) in texel.iter_mut().zip(reference) {
+            *t = if pass(r, *t) { 1.0 } else { 0.0 };
+        }
+    }
+    match f {
+        CompareFunction::Never => *texel = [0.0; LANES],
+        CompareFunction::Less => each(reference, texel, |r, s| r < s),
+        CompareFunction::Equal => each(reference, texel, |r, s| r == s),
+        CompareFunction::LessEqual => each(reference, texel, |r, s| r <= s),
+        CompareFunction::Greater => each(reference, texel, |r, s| r > s),
+        CompareFunction::NotEqual => each(reference, texel, |r, s| r != s),
+        CompareFunction::GreaterEqual => each(reference, texel, |r, s| r >= s),
+        CompareFunction::Always => *texel = [1.0; LANES],
+    }
 }
 
 /// Cube face selection: (face, s, t) for a direction, Vulkan's table.
@@ -404,9 +422,7 @@ pub(crate) fn sample<const FMA: bool>(
             }
             tex.decode.decode::<FMA>(raw, texel, fetch_channels);
             if let (Some(r), Some(f)) = (input.depth_ref, samp.compare) {
-                for l in 0..LANES {
-                    texel[0][l] = compare(f, r[l], texel[0][l]);
-                }
+                compare_lanes(f, r, &mut texel[0]);
             }
             if let Some(c) = input.gather {
                 // gather returns x = (i0,j1), y = (i1,j1), z = (i1,j0), w = (i0,j0).
@@ -614,5 +630,25 @@ pub(crate) fn query(tex: &BoundTexture<'_>, q: TexQuery, level: u32) -> u32 {
         TexQuery::Height => lv.height,
         TexQuery::Levels => tex.levels.len() as u32,
         TexQuery::Layers => tex.layers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_lanes_is_passes_for_every_function() {
+        let values = [0.0, 0.25, 0.5, 1.0, f32::NAN];
+        let reference: Lanes = std::array::from_fn(|l| values[l % 5]);
+        let stored: Lanes = std::array::from_fn(|l| values[(l / 5) % 5]);
+        for f in CompareFunction::ALL {
+            let mut texel = stored;
+            compare_lanes(f, &reference, &mut texel);
+            for l in 0..LANES {
+                let want = if f.passes(reference[l], stored[l]) { 1.0 } else { 0.0 };
+                assert_eq!(texel[l], want, "{f:?}: {} against {}", reference[l], stored[l]);
+            }
+        }
     }
 }
