@@ -225,6 +225,27 @@ pub fn prepare_frame(
         DepthPrepass::Auto => reads_depth,
     };
 
+    // The variants the loop below asks pipelines for, compiled side by side first where they
+    // have none (a new or reloaded material): the same choice as the loop's, per batch.
+    let wanted: Vec<_> = instances
+        .batches
+        .iter()
+        .filter(|b| !b.entities.is_empty())
+        .filter_map(|b| Some((b.key.casts_shadows, materials.tables.get(b.key.table)?.material.clone())))
+        .flat_map(|(casts_shadows, m)| {
+            let opaque = !m.is_translucent();
+            [
+                (true, Variant::Color),
+                (opaque && want_prepass, Variant::DepthOnly),
+                (opaque && shadow_map_size.is_some() && casts_shadows, Variant::Shadow),
+            ]
+            .into_iter()
+            .filter(|(drawn, _)| *drawn)
+            .map(move |(_, v)| (m.shader.clone(), v))
+        })
+        .collect();
+    pipelines.precompile(device, &wanted);
+
     for batch in &instances.batches {
         if batch.entities.is_empty() {
             continue;

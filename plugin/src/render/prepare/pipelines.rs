@@ -1,7 +1,7 @@
 //! The pipeline cache: one pipeline per material source × variant × vertex layout × render
 //! state, made on first use; binding names resolved to slots once per pipeline.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
@@ -12,6 +12,7 @@ use f3d_hal::{
 };
 use f3d_materials::Variant;
 use f3d_materials::library::{INSTANCE_LOCATIONS, INSTANCE_MATERIAL_LOCATION};
+use rayon::prelude::*;
 
 use super::assets::custom_format;
 use super::materials::MaterialShader;
@@ -106,6 +107,8 @@ type LibraryKey = (&'static str, TextureFormat, Option<TextureFormat>, u32);
 #[derive(Resource, Default)]
 pub struct PipelineCache {
     material: HashMap<MaterialPipelineKey, Option<Arc<GpuPipeline>>>,
+    /// The (shader, variant) pairs of `material`'s keys.
+    variants: HashSet<(u64, Variant)>,
     library: HashMap<LibraryKey, Option<Arc<GpuPipeline>>>,
 }
 
@@ -124,11 +127,50 @@ impl PipelineCache {
     /// replaced); pipelines of other materials stay.
     pub fn forget_shader(&mut self, shader: u64) {
         self.material.retain(|k, _| k.shader != shader);
+        self.variants.retain(|(s, _)| *s != shader);
     }
 
     /// How many material pipelines (made or refused) the shader `shader` has.
     pub fn pipelines_of(&self, shader: u64) -> usize {
         self.material.keys().filter(|k| k.shader == shader).count()
+    }
+
+    /// Compiles, side by side on rayon's threads, the shader stages of every `(shader,
+    /// variant)` in `wanted` that has no pipeline yet, so the [`material`](Self::material)
+    /// calls that follow find them compiled (a module keeps its compiled forms) and a new or
+    /// reloaded material waits for its longest stage rather than the sum of all of them.
+    /// Nothing is reported here: a stage that does not compile is compiled again, and
+    /// reported, by `material`.
+    pub fn precompile(&self, device: &dyn GraphicsDevice, wanted: &[(Arc<MaterialShader>, Variant)]) {
+        let mut listed = HashSet::new();
+        let jobs: Vec<(&Arc<MaterialShader>, Variant)> = wanted
+            .iter()
+            .filter(|(s, v)| !self.variants.contains(&(s.id, *v)) && listed.insert((s.id, *v)))
+            .map(|(s, v)| (s, *v))
+            .collect();
+        // One variant alone still compiles its two stages side by side.
+        if jobs.is_empty() {
+            return;
+        }
+        let stage = |module: Arc<ValidatedModule>, stage, entry: &str| {
+            let _ = device.create_shader(&ShaderDescriptor {
+                label: entry.into(),
+                module,
+                stage,
+                entry_point: entry.into(),
+            });
+        };
+        jobs.par_iter().for_each(|(shader, variant)| {
+            let Some(compiled) = shader.variant(*variant) else { return };
+            let raw = shader.raw.as_ref().filter(|_| *variant == Variant::Color);
+            rayon::join(
+                || stage(compiled.module.clone(), ShaderStage::Vertex, compiled.vertex_entry),
+                || match raw {
+                    Some(raw) => stage(raw.module().clone(), ShaderStage::Fragment, raw.entry_point()),
+                    None => stage(compiled.module.clone(), ShaderStage::Fragment, compiled.fragment_entry),
+                },
+            );
+        });
     }
 
     /// The pipeline of `shader`'s `variant` with this state; `None` when the material does
@@ -154,6 +196,7 @@ impl PipelineCache {
             );
         });
         let p = made.ok().map(Arc::new);
+        self.variants.insert((key.shader, key.variant));
         self.material.insert(key, p.clone());
         p
     }
