@@ -751,6 +751,32 @@ mod tests {
         (render, made)
     }
 
+    /// The variants a frame draws compile ahead of their pipelines: after `precompile` each
+    /// variant's module holds a compiled form per stage, and the pipeline made next compiles
+    /// nothing more.
+    #[test]
+    fn precompiled_variants_leave_their_pipelines_nothing_to_compile() {
+        use super::super::draws::DEPTH_FORMAT;
+        use super::super::pipelines::{PipelineCache, RenderState};
+        use f3d_hal::{CompareFunction, CullMode};
+        let device = f3d_backend_soft::SoftDevice::new("precompile");
+        let (_render, made) = materials(MATERIAL_STORAGE, 1);
+        let shader = made[0].shader.clone();
+        let mut cache = PipelineCache::default();
+        let wanted = [Variant::Color, Variant::Shadow, Variant::Color].map(|v| (shader.clone(), v));
+        cache.precompile(&device, &wanted);
+        for variant in [Variant::Color, Variant::Shadow] {
+            let module = shader.variant(variant).unwrap().module.clone();
+            let forms = module.compiled_count();
+            assert_eq!(forms, 2, "{variant:?}: one form per stage");
+            let color = (variant == Variant::Color).then_some((device.hdr_color_format(), None));
+            let depth = Some((DEPTH_FORMAT, true, CompareFunction::LessEqual));
+            let state = RenderState { color, depth, cull: CullMode::None, samples: 1 };
+            assert!(cache.material(&device, &shader, variant, state).is_some(), "{variant:?}");
+            assert_eq!(module.compiled_count(), forms, "{variant:?}: its pipeline compiled again");
+        }
+    }
+
     /// With storage tables 10,000 materials of one shader are one table (so one draw per
     /// mesh); with 64 KiB uniform arrays they are eight.
     #[test]

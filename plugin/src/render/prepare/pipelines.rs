@@ -139,8 +139,8 @@ impl PipelineCache {
     /// variant)` in `wanted` that has no pipeline yet, so the [`material`](Self::material)
     /// calls that follow find them compiled (a module keeps its compiled forms) and a new or
     /// reloaded material waits for its longest stage rather than the sum of all of them.
-    /// Nothing is reported here: a stage that does not compile is compiled again, and
-    /// reported, by `material`.
+    /// A variant that does not compose is reported once, by [`MaterialShader::variant`]; a
+    /// stage the device refuses is compiled again, and reported, by `material`.
     pub fn precompile(&self, device: &dyn GraphicsDevice, wanted: &[(Arc<MaterialShader>, Variant)]) {
         let mut listed = HashSet::new();
         let jobs: Vec<(&Arc<MaterialShader>, Variant)> = wanted
@@ -148,7 +148,6 @@ impl PipelineCache {
             .filter(|(s, v)| !self.variants.contains(&(s.id, *v)) && listed.insert((s.id, *v)))
             .map(|(s, v)| (s, *v))
             .collect();
-        // One variant alone still compiles its two stages side by side.
         if jobs.is_empty() {
             return;
         }
