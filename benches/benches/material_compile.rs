@@ -1,10 +1,14 @@
 //! Material compile time (DESIGN §5, §8): `.ron` bytes → checked `LoadedMaterial` → composed
-//! and naga-validated module → the backend's form, for the toon (unlit, a texture) and water
-//! (lit, engine inputs, noise include) example materials. Target: ≤ 10 ms each.
+//! and naga-validated module → the backend's form, for the toon (unlit, a texture), brass
+//! (lit, its fragment in a file, noise) and water (lit, engine inputs, noise include) example
+//! materials. Target: ≤ 10 ms each.
 //!
 //! * `full/<material>`: everything, the colour variant, for the soft backend.
 //! * `all_variants/<material>`: colour, depth-only and shadow (what `f3d material check` does).
 //! * `parse/<material>`: bytes → checked description only.
+//! * `soft_program/<material>`: the soft executor's compile of the colour variant's vertex and
+//!   fragment stages alone (lowering, optimisation, register allocation), from the validated
+//!   module: what a reload costs the soft backend after naga.
 //!
 //! Run: `cargo bench -p f3d_benches --bench material_compile`
 
@@ -13,6 +17,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use f3d_backend_soft::exec::Program;
+use f3d_hal::ShaderStage;
 use f3d_materials::{
     CompileOptions, MaterialCompiler, SoftCompiler, Variant, compile_material, parse_material,
 };
@@ -28,7 +34,7 @@ fn material_compile(c: &mut Criterion) {
     let options = CompileOptions::default();
     let mut group = c.benchmark_group("material_compile");
     group.measurement_time(Duration::from_secs(4));
-    for name in ["toon", "water"] {
+    for name in ["toon", "brass", "water"] {
         let (path, bytes) = example(name);
         group.bench_function(format!("full/{name}"), |b| {
             b.iter(|| {
@@ -44,6 +50,16 @@ fn material_compile(c: &mut Criterion) {
                     let compiled = compile_material(&loaded, v, &options).expect("compiles");
                     SoftCompiler.compile(name, &compiled.module).expect("soft accepts it")
                 })
+            })
+        });
+        let loaded = parse_material(&path, &bytes).expect("valid example");
+        let compiled = compile_material(&loaded, Variant::Color, &options).expect("compiles");
+        group.bench_function(format!("soft_program/{name}"), |b| {
+            b.iter(|| {
+                let module = black_box(&compiled.module);
+                let vertex = Program::compile(module, ShaderStage::Vertex, compiled.vertex_entry);
+                let fragment = Program::compile(module, ShaderStage::Fragment, compiled.fragment_entry);
+                (vertex.expect("the executor runs it"), fragment.expect("the executor runs it"))
             })
         });
         group.bench_function(format!("parse/{name}"), |b| {
