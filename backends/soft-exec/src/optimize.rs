@@ -25,12 +25,49 @@ struct Key {
 
 struct Facts {
     /// pcs writing each register (Def or Update).
-    writes: Vec<Vec<u32>>,
+    writes: PcLists,
     /// pcs reading each register.
-    reads: Vec<Vec<u32>>,
+    reads: PcLists,
     /// pcs that are jump targets.
     targets: Vec<bool>,
     n_v: usize,
+}
+
+/// A list of pcs per register, in increasing order, all in one buffer (register `i`'s are
+/// `pcs[start[i]..start[i + 1]]`): the facts are rebuilt for every pass of every round, and a
+/// `Vec` per register made that mostly allocation.
+struct PcLists {
+    start: Vec<u32>,
+    pcs: Vec<u32>,
+}
+
+impl PcLists {
+    /// From `(register, pc)` pairs in increasing pc order, for `n` registers (a counting
+    /// sort, so each register's pcs stay in order).
+    fn new(n: usize, pairs: &[(u32, u32)]) -> Self {
+        let mut start = vec![0u32; n + 1];
+        for &(r, _) in pairs {
+            start[r as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut pcs = vec![0; pairs.len()];
+        for &(r, pc) in pairs {
+            pcs[next[r as usize] as usize] = pc;
+            next[r as usize] += 1;
+        }
+        Self { start, pcs }
+    }
+}
+
+impl std::ops::Index<usize> for PcLists {
+    type Output = [u32];
+
+    fn index(&self, i: usize) -> &[u32] {
+        &self.pcs[self.start[i] as usize..self.start[i + 1] as usize]
+    }
 }
 
 impl Facts {
@@ -38,36 +75,40 @@ impl Facts {
         if k.varying { k.reg as usize } else { self.n_v + k.reg as usize }
     }
 
-    fn new(code: &[Inst], n_v: usize, n_u: usize) -> Self {
-        let mut f = Facts {
-            writes: vec![Vec::new(); n_v + n_u],
-            reads: vec![Vec::new(); n_v + n_u],
-            targets: vec![false; code.len() + 1],
-            n_v,
-        };
-        for (pc, inst) in code.iter().enumerate() {
-            let mut inst = inst.clone();
+    /// The facts of `code` (mutable only because the register visitor hands out `&mut`;
+    /// nothing is changed).
+    fn new(code: &mut [Inst], n_v: usize, n_u: usize) -> Self {
+        let mut targets = vec![false; code.len() + 1];
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        for (pc, inst) in code.iter_mut().enumerate() {
             if let Some(t) = inst.target_mut()
-                && let Some(slot) = f.targets.get_mut(*t as usize)
+                && let Some(slot) = targets.get_mut(*t as usize)
             {
                 *slot = true;
             }
+            let pc = pc as u32;
             inst.visit_regs(|r| {
                 let i = if r.varying { *r.reg as usize } else { n_v + *r.reg as usize };
                 if i >= n_v + n_u {
                     return;
                 }
+                let i = i as u32;
                 match r.role {
-                    Role::Use => f.reads[i].push(pc as u32),
-                    Role::Def => f.writes[i].push(pc as u32),
+                    Role::Use => reads.push((i, pc)),
+                    Role::Def => writes.push((i, pc)),
                     Role::Update => {
-                        f.reads[i].push(pc as u32);
-                        f.writes[i].push(pc as u32);
+                        reads.push((i, pc));
+                        writes.push((i, pc));
                     }
                 }
             });
         }
-        f
+        Facts {
+            writes: PcLists::new(n_v + n_u, &writes),
+            reads: PcLists::new(n_v + n_u, &reads),
+            targets,
+            n_v,
+        }
     }
 }
 
@@ -118,7 +159,7 @@ fn single_dst(inst: &mut Inst) -> Option<&mut Dst> {
 }
 
 fn fuse_multiply_add(l: &mut Lowered, n_u: usize) -> bool {
-    let facts = Facts::new(&l.code, l.n_v as usize, n_u);
+    let facts = Facts::new(&mut l.code, l.n_v as usize, n_u);
     let mut changed = false;
     let mut consumed = vec![false; l.code.len()];
     for pc in 0..l.code.len() {
@@ -160,7 +201,7 @@ fn loops_containing(loops: &[(u32, u32)], pc: u32) -> impl Iterator<Item = (u32,
 }
 
 fn propagate_copies(l: &mut Lowered, n_u: usize) -> bool {
-    let facts = Facts::new(&l.code, l.n_v as usize, n_u);
+    let facts = Facts::new(&mut l.code, l.n_v as usize, n_u);
     let mut renames: Vec<(usize, Key, Key)> = Vec::new(); // (copy pc, t, x)
     for pc in 0..l.code.len() {
         let Inst::Copy { d, a } = l.code[pc] else { continue };
@@ -212,7 +253,7 @@ fn propagate_copies(l: &mut Lowered, n_u: usize) -> bool {
 }
 
 fn coalesce_copies(l: &mut Lowered, n_u: usize) -> bool {
-    let facts = Facts::new(&l.code, l.n_v as usize, n_u);
+    let facts = Facts::new(&mut l.code, l.n_v as usize, n_u);
     let mut changed = false;
     let mut done = vec![false; l.code.len()];
     for pc in 0..l.code.len() {
@@ -230,7 +271,7 @@ fn coalesce_copies(l: &mut Lowered, n_u: usize) -> bool {
             continue;
         }
         // Nothing between the definition and the copy touches x.
-        let touches = |pcs: &Vec<u32>| pcs.iter().any(|&q| q > p && q < pc as u32);
+        let touches = |pcs: &[u32]| pcs.iter().any(|&q| q > p && q < pc as u32);
         if touches(&facts.writes[xi]) || touches(&facts.reads[xi]) {
             continue;
         }
@@ -252,4 +293,18 @@ fn coalesce_copies(l: &mut Lowered, n_u: usize) -> bool {
         changed = true;
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pc_lists_keep_each_registers_pcs_in_order() {
+        let pairs = [(2, 0), (0, 1), (2, 1), (2, 3), (0, 5), (3, 7)];
+        let lists = PcLists::new(5, &pairs);
+        let got: Vec<&[u32]> = (0..5).map(|i| &lists[i]).collect();
+        let want: [&[u32]; 5] = [&[1, 5], &[], &[0, 1, 3], &[7], &[]];
+        assert_eq!(got, want);
+    }
 }
