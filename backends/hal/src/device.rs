@@ -136,6 +136,18 @@ pub trait GraphicsDevice: Send + Sync {
     /// Turns one entry point of a validated module into a shader.
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError>;
 
+    /// Makes, ahead of [`create_shader`](Self::create_shader), the form of `desc`'s entry
+    /// point that this backend keeps with its module (soft's program, vulkan's SPIR-V), so
+    /// that creating the shader later finds it made. Creates no device object and may be
+    /// called from several threads at once: a renderer compiles a new material's stages side
+    /// by side with it. The default does nothing, for backends that keep no such form (their
+    /// work happens when the shader or pipeline is created). An error is what
+    /// `create_shader` would say.
+    fn prepare_shader(&self, desc: &ShaderDescriptor) -> Result<(), DeviceError> {
+        let _ = desc;
+        Ok(())
+    }
+
     /// Whether this device can run `module` (named `label` in the reason): what the device's
     /// own shader path — its SPIR-V writer with the capabilities it enabled, wgpu's adapter, the
     /// CPU executor — refuses, in words, before any shader is made. The material store asks

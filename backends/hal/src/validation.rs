@@ -199,6 +199,9 @@ impl GraphicsDevice for ValidatingDevice {
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         self.inner.create_shader(desc)
     }
+    fn prepare_shader(&self, desc: &ShaderDescriptor) -> Result<(), DeviceError> {
+        self.inner.prepare_shader(desc)
+    }
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
         owned!(self.inner.owner(), "create_pipeline", desc.vertex);
         if let Some(f) = &desc.fragment {

@@ -297,6 +297,11 @@ impl GraphicsDevice for SoftDevice {
         Ok(backend::wrap_shader(&self.owner, desc.clone(), payload))
     }
 
+    fn prepare_shader(&self, desc: &ShaderDescriptor) -> Result<(), DeviceError> {
+        self.owner.check_alive("prepare_shader")?;
+        SoftShader::program(desc, &self.shader_cache).map(drop)
+    }
+
     fn create_pipeline(&self, desc: &PipelineDescriptor) -> Result<PipelineHandle, DeviceError> {
         self.owner.check_alive("create_pipeline")?;
         backend::check_pipeline_descriptor(desc, &self.features, &self.limits, &BackendId::SOFT)?;

@@ -28,6 +28,12 @@ impl SoftShader {
         live: LiveToken,
         cache: &ShaderCache,
     ) -> Result<Self, DeviceError> {
+        Ok(Self { program: Self::program(desc, cache)?, _live: live })
+    }
+
+    /// The executor's program of `desc`'s entry point, made once per module (and kept in
+    /// `cache`): what [`compile`](Self::compile) wraps and `prepare_shader` makes ahead.
+    pub(crate) fn program(desc: &ShaderDescriptor, cache: &ShaderCache) -> Result<Arc<Program>, DeviceError> {
         if desc.stage == ShaderStage::Compute {
             return Err(DeviceError::Unsupported {
                 feature: f3d_hal::DeviceFeature::COMPUTE,
@@ -36,13 +42,11 @@ impl SoftShader {
         }
         let key =
             format!("soft program {} {} exec {}", desc.stage, desc.entry_point, crate::exec::SOURCE_HASH);
-        let program = desc
-            .module
+        desc.module
             .compiled_cached(&key, cache, Program::to_bytes, Program::from_bytes, || {
                 Program::compile(&desc.module, desc.stage, &desc.entry_point).map_err(|e| e.to_string())
             })
-            .map_err(|message| DeviceError::Shader { label: desc.label.clone(), message })?;
-        Ok(Self { program, _live: live })
+            .map_err(|message| DeviceError::Shader { label: desc.label.clone(), message })
     }
 }
 

@@ -388,6 +388,21 @@ impl VulkanDevice {
     }
 }
 
+impl VulkanDevice {
+    /// The SPIR-V of `desc`'s entry point, written once per module (and kept on disk).
+    fn entry_spirv(&self, desc: &ShaderDescriptor) -> Result<Arc<Vec<u32>>, DeviceError> {
+        let shader_error = |message: String| DeviceError::Shader { label: desc.label.clone(), message };
+        if desc.module.entry_point_index(desc.stage, &desc.entry_point).is_none() {
+            return Err(shader_error(format!(
+                "the module has no {} entry point named {}",
+                desc.stage, desc.entry_point
+            )));
+        }
+        cached_entry_spirv(&desc.module, desc.stage, &desc.entry_point, &self.shader_caps, &self.shader_cache)
+            .map_err(shader_error)
+    }
+}
+
 impl GraphicsDevice for VulkanDevice {
     fn backend_id(&self) -> BackendId {
         BackendId::VULKAN
@@ -666,24 +681,15 @@ impl GraphicsDevice for VulkanDevice {
         Ok(())
     }
 
+    fn prepare_shader(&self, desc: &ShaderDescriptor) -> Result<(), DeviceError> {
+        self.alive("prepare_shader")?;
+        self.entry_spirv(desc).map(drop)
+    }
+
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         const OP: &str = "create_shader";
         self.alive(OP)?;
-        let shader_error = |message: String| DeviceError::Shader { label: desc.label.clone(), message };
-        if desc.module.entry_point_index(desc.stage, &desc.entry_point).is_none() {
-            return Err(shader_error(format!(
-                "the module has no {} entry point named {}",
-                desc.stage, desc.entry_point
-            )));
-        }
-        let words = cached_entry_spirv(
-            &desc.module,
-            desc.stage,
-            &desc.entry_point,
-            &self.shader_caps,
-            &self.shader_cache,
-        )
-        .map_err(shader_error)?;
+        let words = self.entry_spirv(desc)?;
         let shared = &self.shared;
         let (id, module) = self.checked(OP, || {
             let info = vk::ShaderModuleCreateInfo::default().code(&words);

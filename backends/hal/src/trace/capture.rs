@@ -232,6 +232,11 @@ impl GraphicsDevice for TracingDevice {
         Ok(sampler)
     }
 
+    /// Not a call a trace records: it makes nothing a later call refers to.
+    fn prepare_shader(&self, desc: &ShaderDescriptor) -> Result<(), DeviceError> {
+        self.inner.prepare_shader(desc)
+    }
+
     fn create_shader(&self, desc: &ShaderDescriptor) -> Result<ShaderHandle, DeviceError> {
         let shader = self.inner.create_shader(desc)?;
         let mut log = self.log.lock();

@@ -26,7 +26,7 @@ use crate::render::graph::{FrameGraph, ViewGraph};
 use crate::render::instances::{
     INSTANCE_STRIDE, InstanceBatch, NO_TABLE, RenderInstances, SLOT_STRIDE, rows_as_bytes,
 };
-use crate::render::prepare::materials::TextureSource;
+use crate::render::prepare::materials::{MaterialShader, TextureSource};
 use crate::resources::{DepthPrepass, RenderDevice, StandardPasses};
 
 /// The depth format of the view.
@@ -225,13 +225,14 @@ pub fn prepare_frame(
         DepthPrepass::Auto => reads_depth,
     };
 
-    // The variants the loop below asks pipelines for, compiled side by side first where they
-    // have none (a new or reloaded material): the same choice as the loop's, per batch.
-    let wanted: Vec<_> = instances
+    // The variants the loop below asks pipelines for and that have none yet (a new or
+    // reloaded material), compiled side by side first: the same choice as the loop's, per
+    // batch. In a steady frame the list is empty and nothing is allocated.
+    let wanted: Vec<(&MaterialShader, Variant)> = instances
         .batches
         .iter()
         .filter(|b| !b.entities.is_empty())
-        .filter_map(|b| Some((b.key.casts_shadows, materials.tables.get(b.key.table)?.material.clone())))
+        .filter_map(|b| Some((b.key.casts_shadows, &materials.tables.get(b.key.table)?.material)))
         .flat_map(|(casts_shadows, m)| {
             let opaque = !m.is_translucent();
             [
@@ -240,8 +241,8 @@ pub fn prepare_frame(
                 (opaque && shadow_map_size.is_some() && casts_shadows, Variant::Shadow),
             ]
             .into_iter()
-            .filter(|(drawn, _)| *drawn)
-            .map(move |(_, v)| (m.shader.clone(), v))
+            .filter(|&(drawn, v)| drawn && !pipelines.has_variant(m.shader.id, v))
+            .map(move |(_, v)| (&*m.shader, v))
         })
         .collect();
     pipelines.precompile(device, &wanted);

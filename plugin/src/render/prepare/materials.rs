@@ -763,7 +763,7 @@ mod tests {
         let (_render, made) = materials(MATERIAL_STORAGE, 1);
         let shader = made[0].shader.clone();
         let mut cache = PipelineCache::default();
-        let wanted = [Variant::Color, Variant::Shadow, Variant::Color].map(|v| (shader.clone(), v));
+        let wanted = [Variant::Color, Variant::Shadow, Variant::Color].map(|v| (&*shader, v));
         cache.precompile(&device, &wanted);
         for variant in [Variant::Color, Variant::Shadow] {
             let module = shader.variant(variant).unwrap().module.clone();

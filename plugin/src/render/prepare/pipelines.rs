@@ -135,24 +135,30 @@ impl PipelineCache {
         self.material.keys().filter(|k| k.shader == shader).count()
     }
 
-    /// Compiles, side by side on rayon's threads, the shader stages of every `(shader,
-    /// variant)` in `wanted` that has no pipeline yet, so the [`material`](Self::material)
-    /// calls that follow find them compiled (a module keeps its compiled forms) and a new or
-    /// reloaded material waits for its longest stage rather than the sum of all of them.
+    /// Whether `shader`'s `variant` has a pipeline (made or refused) for some state.
+    pub fn has_variant(&self, shader: u64, variant: Variant) -> bool {
+        self.variants.contains(&(shader, variant))
+    }
+
+    /// Prepares ([`GraphicsDevice::prepare_shader`]), side by side on rayon's threads, the
+    /// shader stages of every `(shader, variant)` in `wanted` that has no pipeline yet, so the
+    /// [`material`](Self::material) calls that follow find them compiled (the module keeps
+    /// them) and a new or reloaded material waits for its longest stage rather than the sum of
+    /// all of them. On a backend that keeps no compiled form this does nothing.
     /// A variant that does not compose is reported once, by [`MaterialShader::variant`]; a
     /// stage the device refuses is compiled again, and reported, by `material`.
-    pub fn precompile(&self, device: &dyn GraphicsDevice, wanted: &[(Arc<MaterialShader>, Variant)]) {
+    pub fn precompile(&self, device: &dyn GraphicsDevice, wanted: &[(&MaterialShader, Variant)]) {
         let mut listed = HashSet::new();
-        let jobs: Vec<(&Arc<MaterialShader>, Variant)> = wanted
+        let jobs: Vec<(&MaterialShader, Variant)> = wanted
             .iter()
-            .filter(|(s, v)| !self.variants.contains(&(s.id, *v)) && listed.insert((s.id, *v)))
-            .map(|(s, v)| (s, *v))
+            .filter(|(s, v)| !self.has_variant(s.id, *v) && listed.insert((s.id, *v)))
+            .copied()
             .collect();
         if jobs.is_empty() {
             return;
         }
         let stage = |module: Arc<ValidatedModule>, stage, entry: &str| {
-            let _ = device.create_shader(&ShaderDescriptor {
+            let _ = device.prepare_shader(&ShaderDescriptor {
                 label: entry.into(),
                 module,
                 stage,
