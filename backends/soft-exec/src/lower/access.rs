@@ -15,9 +15,10 @@
 use std::borrow::Cow;
 
 use naga::{Block, Expression as E, Handle, Statement as S, TypeInner as T};
+use smallvec::smallvec;
 
 use super::builder::Val;
-use super::{Frame, LResult, Lowerer, Ptr, Root, Value, types};
+use super::{Comps, Frame, LResult, Lowerer, Ptr, Root, Value, types};
 use crate::ir::{Dst, Inst};
 use crate::ops::Op2;
 
@@ -100,7 +101,7 @@ impl<'m> Lowerer<'m> {
             Value::Comps(v) => {
                 let (start, len) = types::component_range(self.module, bt, index, &self.refuse)?;
                 Ok(Value::Comps(
-                    v.get(start as usize..(start + len) as usize).map(<[_]>::to_vec).unwrap_or_default(),
+                    v.get(start as usize..(start + len) as usize).map(Comps::from_slice).unwrap_or_default(),
                 ))
             }
             Value::Ptr(p) => {
@@ -133,9 +134,9 @@ impl<'m> Lowerer<'m> {
         match self.value(f, base)? {
             Value::Comps(v) => {
                 let (count, stride) = types::dynamic_shape(self.module, bt, &self.refuse)?;
-                let mut out = Vec::with_capacity(stride as usize);
+                let mut out = Comps::with_capacity(stride as usize);
                 for c in 0..stride {
-                    let list: Vec<Val> =
+                    let list: Comps =
                         (0..count).filter_map(|k| v.get((k * stride + c) as usize).copied()).collect();
                     out.push(self.b.gather(&list, idx, 0));
                 }
@@ -208,7 +209,7 @@ impl<'m> Lowerer<'m> {
         let (Root::Uniform(res), Some(stride)) = (p.root, runtime_stride(&pointee)) else {
             return Err(self.unsupported("`arrayLength` of something that is not a runtime-sized array"));
         };
-        Ok(Value::Comps(vec![self.array_length_at(res, &p, stride)?]))
+        Ok(Value::Comps(smallvec![self.array_length_at(res, &p, stride)?]))
     }
 
     /// The type a pointer type points at.
@@ -277,7 +278,7 @@ impl<'m> Lowerer<'m> {
                     return Err(self.unsupported("a load past the end of a variable"));
                 };
                 if !self.stored_later(f, pointer) {
-                    return Ok(Value::Comps(slice.to_vec()));
+                    return Ok(Value::Comps(Comps::from_slice(slice)));
                 }
                 Ok(Value::Comps(slice.iter().map(|&r| self.b.copy(r, !uniform)).collect()))
             }

@@ -1,9 +1,10 @@
 //! Expressions: each naga expression becomes scalars (or a pointer, or a resource).
 
 use naga::{BinaryOperator as B, Expression as E, Handle, ScalarKind as K, TypeInner as T};
+use smallvec::smallvec;
 
 use super::builder::Val;
-use super::{Frame, LResult, Lowerer, Stop, Value, types};
+use super::{Comps, Frame, LResult, Lowerer, Stop, Value, types};
 use crate::ir::{DerivAxis, Inst};
 use crate::ops::{Op1, Op2, Op3};
 
@@ -13,9 +14,9 @@ impl<'m> Lowerer<'m> {
         let Some(expr) = f.exprs.try_get(h).ok() else {
             return Err(self.unsupported("an expression handle out of range"));
         };
-        let comps = |v: Vec<Val>| Ok(Value::Comps(v));
+        let comps = |v: Comps| Ok(Value::Comps(v));
         match *expr {
-            E::Literal(lit) => comps(vec![self.literal(lit)?]),
+            E::Literal(lit) => comps(smallvec![self.literal(lit)?]),
             E::Constant(c) => {
                 let init = self.module.constants[c].init;
                 comps(self.global_comps(init)?)
@@ -26,10 +27,10 @@ impl<'m> Lowerer<'m> {
             },
             E::ZeroValue(ty) => {
                 let n = types::flat_len(self.module, &self.module.types[ty].inner, &self.refuse)?;
-                comps(vec![Val::C(0); n as usize])
+                comps(smallvec![Val::C(0); n as usize])
             }
             E::Compose { ref components, .. } => {
-                let mut out = Vec::new();
+                let mut out = Comps::new();
                 for &c in components {
                     out.extend(self.comps(f, c)?);
                 }
@@ -37,7 +38,7 @@ impl<'m> Lowerer<'m> {
             }
             E::Splat { size, value } => {
                 let v = self.scalar(f, value)?;
-                comps(vec![v; size as usize])
+                comps(smallvec![v; size as usize])
             }
             E::Swizzle { size, vector, pattern } => {
                 let v = self.comps(f, vector)?;
@@ -103,7 +104,7 @@ impl<'m> Lowerer<'m> {
                 let cond = self.comps(f, condition)?;
                 let a = self.comps(f, accept)?;
                 let r = self.comps(f, reject)?;
-                let mut out = Vec::with_capacity(a.len());
+                let mut out = Comps::with_capacity(a.len());
                 for i in 0..a.len() {
                     let c = cond.get(i).or(cond.first()).copied().unwrap_or(Val::C(0));
                     let rej = r.get(i).copied().unwrap_or(Val::C(0));
@@ -122,7 +123,7 @@ impl<'m> Lowerer<'m> {
                 };
                 let fine = ctrl != naga::DerivativeControl::Coarse;
                 let v = self.comps(f, expr)?;
-                let mut out = Vec::with_capacity(v.len());
+                let mut out = Comps::with_capacity(v.len());
                 for x in v {
                     out.push(match x {
                         Val::V(a) => {
@@ -144,7 +145,7 @@ impl<'m> Lowerer<'m> {
                         for &x in v.iter().skip(1) {
                             acc = self.b.op2(op, acc, x);
                         }
-                        comps(vec![acc])
+                        comps(smallvec![acc])
                     }
                     naga::RelationalFunction::IsNan => {
                         comps(v.into_iter().map(|x| self.b.op1(Op1::FIsNan, x)).collect())
@@ -276,7 +277,7 @@ impl<'m> Lowerer<'m> {
                 }
                 (&T::Matrix { rows, .. }, &T::Matrix { columns: c2, rows: k, .. }) => {
                     let (r, k) = (rows as usize, k as usize);
-                    let mut out = Vec::with_capacity(c2 as usize * r);
+                    let mut out = Comps::with_capacity(c2 as usize * r);
                     for j in 0..c2 as usize {
                         out.extend(self.mat_vec(&a, k, r, &b[j * k..(j + 1) * k]));
                     }
@@ -289,7 +290,7 @@ impl<'m> Lowerer<'m> {
             .ok_or_else(|| self.unsupported("a binary operator on a composite value"))?;
         let op2 = self.binop(op, kind)?;
         let n = a.len().max(b.len());
-        let mut out = Vec::with_capacity(n);
+        let mut out = Comps::with_capacity(n);
         for i in 0..n {
             let x = if a.len() == 1 { a[0] } else { a.get(i).copied().unwrap_or(Val::C(0)) };
             let y = if b.len() == 1 { b[0] } else { b.get(i).copied().unwrap_or(Val::C(0)) };
@@ -299,7 +300,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// A column-major `columns`x`rows` matrix times a vector of `columns` scalars.
-    pub(super) fn mat_vec(&mut self, m: &[Val], columns: usize, rows: usize, v: &[Val]) -> Vec<Val> {
+    pub(super) fn mat_vec(&mut self, m: &[Val], columns: usize, rows: usize, v: &[Val]) -> Comps {
         (0..rows)
             .map(|r| {
                 let mut acc = self.b.op2(Op2::FMul, m[r], v[0]);

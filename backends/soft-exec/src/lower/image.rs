@@ -1,6 +1,7 @@
 //! Texture sampling, loads and queries.
 
 use naga::{Handle, SampleLevel};
+use smallvec::smallvec;
 
 use super::builder::Val;
 use super::{Frame, LResult, Lowerer, Value};
@@ -178,10 +179,10 @@ impl<'m> Lowerer<'m> {
                     Some(h) => Some(self.scalar(f, h)?),
                     None => None,
                 };
-                vec![one(self, TexQuery::Width, level), one(self, TexQuery::Height, level)]
+                smallvec![one(self, TexQuery::Width, level), one(self, TexQuery::Height, level)]
             }
-            naga::ImageQuery::NumLevels => vec![one(self, TexQuery::Levels, None)],
-            naga::ImageQuery::NumLayers => vec![one(self, TexQuery::Layers, None)],
+            naga::ImageQuery::NumLevels => smallvec![one(self, TexQuery::Levels, None)],
+            naga::ImageQuery::NumLayers => smallvec![one(self, TexQuery::Layers, None)],
             naga::ImageQuery::NumSamples => return Err(self.unsupported("multisampled textures")),
         }))
     }

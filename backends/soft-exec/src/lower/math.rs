@@ -1,9 +1,10 @@
 //! WGSL's math builtins, as scalar operations on each component.
 
 use naga::{Handle, MathFunction as M, ScalarKind as K};
+use smallvec::smallvec;
 
 use super::builder::Val;
-use super::{Frame, LResult, Lowerer, types};
+use super::{Comps, Frame, LResult, Lowerer, types};
 use crate::ops::{Op1, Op2, Op3};
 
 /// Component `i` of `v`, or its only component when `v` is a scalar (WGSL and GLSL both mix
@@ -13,16 +14,16 @@ fn at(v: &[Val], i: usize) -> Val {
 }
 
 impl<'m> Lowerer<'m> {
-    fn map1(&mut self, op: Op1, a: &[Val]) -> Vec<Val> {
+    fn map1(&mut self, op: Op1, a: &[Val]) -> Comps {
         a.iter().map(|&x| self.b.op1(op, x)).collect()
     }
 
-    fn map2(&mut self, op: Op2, a: &[Val], b: &[Val]) -> Vec<Val> {
+    fn map2(&mut self, op: Op2, a: &[Val], b: &[Val]) -> Comps {
         let n = a.len().max(b.len());
         (0..n).map(|i| self.b.op2(op, at(a, i), at(b, i))).collect()
     }
 
-    fn map3(&mut self, op: Op3, a: &[Val], b: &[Val], c: &[Val]) -> Vec<Val> {
+    fn map3(&mut self, op: Op3, a: &[Val], b: &[Val], c: &[Val]) -> Comps {
         let n = a.len().max(b.len()).max(c.len());
         (0..n).map(|i| self.b.op3(op, at(a, i), at(b, i), at(c, i))).collect()
     }
@@ -58,10 +59,10 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn inverse(&mut self, m: &[Val], n: usize) -> Vec<Val> {
+    fn inverse(&mut self, m: &[Val], n: usize) -> Comps {
         let det = self.determinant(m, n);
         let inv_det = self.b.op2(Op2::FDiv, Val::f(1.0), det);
-        let mut out = vec![Val::C(0); n * n];
+        let mut out = smallvec![Val::C(0); n * n];
         if n == 1 {
             out[0] = inv_det;
             return out;
@@ -89,7 +90,7 @@ impl<'m> Lowerer<'m> {
         acc
     }
 
-    fn unpack(&mut self, op: Op2, x: Val, count: u32) -> Vec<Val> {
+    fn unpack(&mut self, op: Op2, x: Val, count: u32) -> Comps {
         (0..count).map(|i| self.b.op2(op, x, Val::C(i))).collect()
     }
 
@@ -102,11 +103,11 @@ impl<'m> Lowerer<'m> {
         arg1: Option<Handle<naga::Expression>>,
         arg2: Option<Handle<naga::Expression>>,
         arg3: Option<Handle<naga::Expression>>,
-    ) -> LResult<Vec<Val>> {
+    ) -> LResult<Comps> {
         let t0 = self.ty(f, arg);
         let kind = types::scalar_kind(t0).unwrap_or(K::Float);
         let a = self.comps(f, arg)?;
-        let mut get = |this: &mut Self, h: Option<Handle<naga::Expression>>| -> LResult<Vec<Val>> {
+        let mut get = |this: &mut Self, h: Option<Handle<naga::Expression>>| -> LResult<Comps> {
             match h {
                 Some(h) => this.comps(f, h),
                 None => Err(this.unsupported(format!("`{fun:?}` without all its arguments"))),
@@ -201,14 +202,14 @@ impl<'m> Lowerer<'m> {
             M::Dot => {
                 let b = get(self, arg1)?;
                 if float {
-                    vec![self.dot(&a, &b)]
+                    smallvec![self.dot(&a, &b)]
                 } else {
                     let products = self.map2(Op2::IMul, &a, &b);
                     let mut acc = products[0];
                     for &p in &products[1..] {
                         acc = self.b.op2(Op2::IAdd, acc, p);
                     }
-                    vec![acc]
+                    smallvec![acc]
                 }
             }
             M::Dot4I8Packed => {
@@ -221,7 +222,7 @@ impl<'m> Lowerer<'m> {
             }
             M::Outer => {
                 let b = get(self, arg1)?;
-                let mut out = Vec::with_capacity(a.len() * b.len());
+                let mut out = Comps::with_capacity(a.len() * b.len());
                 for &bj in &b {
                     out.extend(self.map2(Op2::FMul, &a, &[bj]));
                 }
@@ -232,7 +233,7 @@ impl<'m> Lowerer<'m> {
                 if a.len() != 3 || b.len() != 3 {
                     return Err(self.unsupported("`cross` of vectors that are not vec3"));
                 }
-                let mut out = Vec::with_capacity(3);
+                let mut out = Comps::with_capacity(3);
                 for (i, j) in [(1, 2), (2, 0), (0, 1)] {
                     let x = self.b.op2(Op2::FMul, a[i], b[j]);
                     let y = self.b.op2(Op2::FMul, a[j], b[i]);
@@ -243,9 +244,9 @@ impl<'m> Lowerer<'m> {
             M::Distance => {
                 let b = get(self, arg1)?;
                 let d = self.map2(Op2::FSub, &a, &b);
-                vec![self.length(&d)]
+                smallvec![self.length(&d)]
             }
-            M::Length => vec![self.length(&a)],
+            M::Length => smallvec![self.length(&a)],
             M::Normalize => {
                 let d = self.dot(&a, &a);
                 let inv = self.b.op1(Op1::FRsqrt, d);
@@ -312,7 +313,7 @@ impl<'m> Lowerer<'m> {
                 let (c, r) = (columns as usize, rows as usize);
                 match fun {
                     M::Transpose => {
-                        let mut out = Vec::with_capacity(c * r);
+                        let mut out = Comps::with_capacity(c * r);
                         for i in 0..r {
                             for j in 0..c {
                                 out.push(a[j * r + i]);
@@ -321,7 +322,7 @@ impl<'m> Lowerer<'m> {
                         out
                     }
                     _ if c != r => return Err(self.unsupported(format!("`{fun:?}` of a non-square matrix"))),
-                    M::Determinant => vec![self.determinant(&a, c)],
+                    M::Determinant => smallvec![self.determinant(&a, c)],
                     _ => self.inverse(&a, c),
                 }
             }
@@ -344,14 +345,14 @@ impl<'m> Lowerer<'m> {
             M::FirstLeadingBit => {
                 self.map1(if signed { Op1::FirstLeadingBitS } else { Op1::FirstLeadingBitU }, &a)
             }
-            M::Pack4x8snorm => vec![self.pack(Op1::PackSnorm8, &a, 8)],
-            M::Pack4x8unorm => vec![self.pack(Op1::PackUnorm8, &a, 8)],
-            M::Pack2x16snorm => vec![self.pack(Op1::PackSnorm16, &a, 16)],
-            M::Pack2x16unorm => vec![self.pack(Op1::PackUnorm16, &a, 16)],
-            M::Pack2x16float => vec![self.pack(Op1::PackF16, &a, 16)],
-            M::Pack4xI8 | M::Pack4xU8 => vec![self.pack(Op1::PackI8, &a, 8)],
-            M::Pack4xI8Clamp => vec![self.pack(Op1::PackI8Clamp, &a, 8)],
-            M::Pack4xU8Clamp => vec![self.pack(Op1::PackU8Clamp, &a, 8)],
+            M::Pack4x8snorm => smallvec![self.pack(Op1::PackSnorm8, &a, 8)],
+            M::Pack4x8unorm => smallvec![self.pack(Op1::PackUnorm8, &a, 8)],
+            M::Pack2x16snorm => smallvec![self.pack(Op1::PackSnorm16, &a, 16)],
+            M::Pack2x16unorm => smallvec![self.pack(Op1::PackUnorm16, &a, 16)],
+            M::Pack2x16float => smallvec![self.pack(Op1::PackF16, &a, 16)],
+            M::Pack4xI8 | M::Pack4xU8 => smallvec![self.pack(Op1::PackI8, &a, 8)],
+            M::Pack4xI8Clamp => smallvec![self.pack(Op1::PackI8Clamp, &a, 8)],
+            M::Pack4xU8Clamp => smallvec![self.pack(Op1::PackU8Clamp, &a, 8)],
             M::Unpack4x8snorm => self.unpack(Op2::UnpackSnorm8, a[0], 4),
             M::Unpack4x8unorm => self.unpack(Op2::UnpackUnorm8, a[0], 4),
             M::Unpack2x16snorm => self.unpack(Op2::UnpackSnorm16, a[0], 2),
@@ -364,8 +365,8 @@ impl<'m> Lowerer<'m> {
 }
 
 /// The column-major matrix `m` (`n`x`n`) without row `row` and column `col`.
-fn minor(m: &[Val], n: usize, row: usize, col: usize) -> Vec<Val> {
-    let mut out = Vec::with_capacity((n - 1) * (n - 1));
+fn minor(m: &[Val], n: usize, row: usize, col: usize) -> Comps {
+    let mut out = Comps::with_capacity((n - 1) * (n - 1));
     for c in (0..n).filter(|&c| c != col) {
         for r in (0..n).filter(|&r| r != row) {
             out.push(m[c * n + r]);

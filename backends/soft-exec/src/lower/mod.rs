@@ -26,6 +26,7 @@ pub(crate) mod types;
 use std::collections::{HashMap, HashSet};
 
 use naga::{Arena, Block, Expression, Function, Handle, Module, TypeInner};
+use smallvec::smallvec;
 
 use self::builder::{Builder, Label, Val};
 use super::ExecError;
@@ -72,15 +73,19 @@ struct Facts {
 /// A variable: a register per flattened scalar, all uniform or all varying.
 pub(crate) struct Var {
     pub(crate) key: VarKey,
-    pub(crate) regs: Vec<Val>,
+    pub(crate) regs: Comps,
     pub(crate) uniform: bool,
 }
+
+/// A value's flattened scalars: up to a `vec4` inline, so lowering an expression (and
+/// reusing its value) allocates nothing for the common case; matrices and arrays spill.
+pub(crate) type Comps = smallvec::SmallVec<[Val; 4]>;
 
 /// A lowered naga value.
 #[derive(Clone, Debug)]
 pub(crate) enum Value {
     /// Flattened scalars.
-    Comps(Vec<Val>),
+    Comps(Comps),
     /// A pointer.
     Ptr(Ptr),
     /// A texture resource.
@@ -375,7 +380,7 @@ impl<'m> Lowerer<'m> {
                 true,
                 &self.refuse,
             )?;
-            let mut comps = Vec::new();
+            let mut comps = Comps::new();
             for leaf in leaves {
                 let regs: Vec<Reg> = (0..leaf.slot.components).map(|_| self.b.new_v()).collect();
                 comps.extend(regs.iter().map(|&r| Val::V(r)));
@@ -417,7 +422,7 @@ impl<'m> Lowerer<'m> {
         for (g, var) in privates {
             let init = match module.global_variables[g].init {
                 Some(init) => self.global_comps(init)?,
-                None => vec![Val::C(0); self.vars[var].regs.len()],
+                None => smallvec![Val::C(0); self.vars[var].regs.len()],
             };
             self.init_var(var, &init);
         }
@@ -488,7 +493,7 @@ impl<'m> Lowerer<'m> {
             frame.locals.push(var);
             let init = match local.init {
                 Some(init) => self.comps(frame, init)?,
-                None => vec![Val::C(0); len as usize],
+                None => smallvec![Val::C(0); len as usize],
             };
             self.init_var(var, &init);
         }
@@ -502,7 +507,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The value of global (constant) expression `h`.
-    fn global_comps(&mut self, h: Handle<Expression>) -> LResult<Vec<Val>> {
+    fn global_comps(&mut self, h: Handle<Expression>) -> LResult<Comps> {
         let Some(mut g) = self.global_frame.take() else {
             return Err(self.unsupported("constants that refer to themselves"));
         };
@@ -524,7 +529,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The scalars of expression `h` (which must not be a pointer or a handle).
-    fn comps(&mut self, f: &mut Frame<'m>, h: Handle<Expression>) -> LResult<Vec<Val>> {
+    fn comps(&mut self, f: &mut Frame<'m>, h: Handle<Expression>) -> LResult<Comps> {
         match self.value(f, h)? {
             Value::Comps(c) => Ok(c),
             Value::Ptr(_) => Err(self.unsupported("a pointer used as a value")),
