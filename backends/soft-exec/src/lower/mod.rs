@@ -8,11 +8,13 @@
 //!
 //! **Uniformity.** A value is uniform when it cannot differ between lanes: constants, uniform
 //! block loads, storage buffer loads at uniform indices, `arrayLength`, texture sizes, and
-//! anything computed only from those. Local variables, private globals and call results are uniform until lowering meets a store that could make lanes
-//! disagree (a varying value, or a store under divergent control flow); loops are uniform
-//! (plain jumps) until a `break`/`continue`/`return` under divergent control shows they need
-//! lane masks. Each such discovery is recorded and lowering starts again with it; facts only
-//! ever move from uniform to varying, so this ends. The result: loop counters and lighting
+//! anything computed only from those. Local variables, private globals and call results are
+//! uniform until lowering meets a store that could make lanes disagree (a varying value, or a
+//! store under divergent control flow); loops are uniform (plain jumps) until a
+//! `break`/`continue`/`return` under divergent control shows they need lane masks. Each such
+//! discovery is recorded and lowering starts again with it (a pass that finds a varying
+//! variable goes on to its end and records every one it finds; one that finds a varying loop
+//! stops there); facts only ever move from uniform to varying, so this ends. The result: loop counters and lighting
 //! loops over uniform light counts run once per batch, not once per lane.
 
 mod access;
@@ -180,10 +182,14 @@ pub(crate) fn lower(
     let mut facts = Facts::default();
     for _ in 0..MAX_PASSES {
         let mut l = Lowerer::new(module.module(), module.info(), refuse.clone(), &facts);
-        match l.entry_point(ep_index) {
-            Ok(lowered) => return Ok(lowered),
-            Err(Stop::Error(e)) => return Err(e),
-            Err(Stop::Restart) => {
+        let result = l.entry_point(ep_index);
+        // A pass that learned a variable varies went on under a wrong assumption: its result,
+        // lowered program or error, is not the answer; the next pass, knowing more, gives it.
+        let learned_vars = !l.learned.varying_vars.is_empty();
+        match result {
+            Ok(lowered) if !learned_vars => return Ok(lowered),
+            Err(Stop::Error(e)) if !learned_vars => return Err(e),
+            Ok(_) | Err(Stop::Error(_) | Stop::Restart) => {
                 let learned = l.learned;
                 let before = facts.varying_vars.len() + facts.varying_loops.len();
                 facts.varying_vars.extend(learned.varying_vars);
@@ -275,12 +281,15 @@ impl<'m> Lowerer<'m> {
         self.vars.len() - 1
     }
 
-    /// Records that variable `var` varies, and asks for a new pass.
-    fn var_varies(&mut self, var: usize) -> Stop {
+    /// Records that variable `var` varies, for the next pass. This pass goes on (the store
+    /// that showed it is dropped), so that one pass learns every variable it can reach: a
+    /// fragment shader with a hundred lighting temporaries settles in a few passes, not a
+    /// hundred. What it learns on the way is sound: values it still takes as uniform only
+    /// hide varying stores, never invent them, so every variable it records does vary.
+    fn var_varies(&mut self, var: usize) {
         if let Some(v) = self.vars.get(var) {
             self.learned.varying_vars.insert(v.key);
         }
-        Stop::Restart
     }
 
     /// Whether control may have diverged anywhere on the way here (stores must then be
@@ -303,7 +312,8 @@ impl<'m> Lowerer<'m> {
         if v.uniform
             && (divergent || value.iter().any(|x| x.varying()) || dynamic.is_some_and(|d| d.varying()))
         {
-            return Err(self.var_varies(var));
+            self.var_varies(var);
+            return Ok(());
         }
         let regs = v.regs.clone();
         match dynamic {
