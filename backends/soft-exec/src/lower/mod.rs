@@ -166,6 +166,8 @@ pub(crate) struct Lowered {
     pub(crate) input_regs: Vec<Vec<Reg>>,
     /// Virtual registers of each output slot's components.
     pub(crate) output_regs: Vec<Vec<Reg>>,
+    /// How many lowering passes the uniformity analysis took.
+    pub(crate) passes: u32,
 }
 
 /// How many times lowering may start again before giving up.
@@ -180,14 +182,14 @@ pub(crate) fn lower(
     refuse: &Refuse,
 ) -> Result<Lowered, ExecError> {
     let mut facts = Facts::default();
-    for _ in 0..MAX_PASSES {
+    for pass in 1..=MAX_PASSES as u32 {
         let mut l = Lowerer::new(module.module(), module.info(), refuse.clone(), &facts);
         let result = l.entry_point(ep_index);
         // A pass that learned a variable varies went on under a wrong assumption: its result,
         // lowered program or error, is not the answer; the next pass, knowing more, gives it.
         let learned_vars = !l.learned.varying_vars.is_empty();
         match result {
-            Ok(lowered) if !learned_vars => return Ok(lowered),
+            Ok(lowered) if !learned_vars => return Ok(Lowered { passes: pass, ..lowered }),
             Err(Stop::Error(e)) if !learned_vars => return Err(e),
             Ok(_) | Err(Stop::Error(_) | Stop::Restart) => {
                 let learned = l.learned;
@@ -281,15 +283,18 @@ impl<'m> Lowerer<'m> {
         self.vars.len() - 1
     }
 
-    /// Records that variable `var` varies, for the next pass. This pass goes on (the store
-    /// that showed it is dropped), so that one pass learns every variable it can reach: a
-    /// fragment shader with a hundred lighting temporaries settles in a few passes, not a
-    /// hundred. What it learns on the way is sound: values it still takes as uniform only
-    /// hide varying stores, never invent them, so every variable it records does vary.
+    /// Records that variable `var` varies, for the next pass, and gives it varying registers
+    /// for the rest of this one. The pass goes on, so that it learns every variable it can
+    /// reach, through chains of them too (a fragment shader with a hundred lighting
+    /// temporaries settles in a few passes, not a hundred); its code is thrown away. What it
+    /// learns is sound: it takes as varying only values that do vary, so it can miss varying
+    /// stores (the next pass finds them) but never invents one.
     fn var_varies(&mut self, var: usize) {
-        if let Some(v) = self.vars.get(var) {
-            self.learned.varying_vars.insert(v.key);
-        }
+        let Some(v) = self.vars.get(var) else { return };
+        self.learned.varying_vars.insert(v.key);
+        let regs = (0..v.regs.len()).map(|_| Val::V(self.b.new_v())).collect();
+        self.vars[var].regs = regs;
+        self.vars[var].uniform = false;
     }
 
     /// Whether control may have diverged anywhere on the way here (stores must then be
@@ -313,8 +318,8 @@ impl<'m> Lowerer<'m> {
             && (divergent || value.iter().any(|x| x.varying()) || dynamic.is_some_and(|d| d.varying()))
         {
             self.var_varies(var);
-            return Ok(());
         }
+        let Some(v) = self.vars.get(var) else { return Ok(()) };
         let regs = v.regs.clone();
         match dynamic {
             None => {
@@ -473,6 +478,7 @@ impl<'m> Lowerer<'m> {
             },
             input_regs,
             output_regs,
+            passes: 0,
         })
     }
 
@@ -553,5 +559,28 @@ impl<'m> Lowerer<'m> {
     fn scalar(&mut self, f: &mut Frame<'m>, h: Handle<Expression>) -> LResult<Val> {
         let c = self.comps(f, h)?;
         c.first().copied().ok_or_else(|| self.unsupported("an empty value where a scalar is expected"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of locals, each first set to a constant (uniform) and then to a value made from
+    /// the varying input: lowering must learn them all in one pass, not one per pass.
+    #[test]
+    fn one_pass_learns_every_varying_variable() {
+        let mut src = String::from("@fragment fn fs(@location(0) x: f32) -> @location(0) vec4<f32> {\n");
+        src.push_str("    var v0 = 0.0;\n    v0 = x;\n");
+        for i in 1..40 {
+            src.push_str(&format!("    var v{i} = 1.0;\n    v{i} = v{} * 1.5 + 0.25;\n", i - 1));
+        }
+        src.push_str("    return vec4<f32>(v39, v20, v1, 1.0);\n}\n");
+        let module = naga::front::wgsl::parse_str(&src).expect("parses");
+        let module = f3d_hal::ValidatedModule::new(module).expect("validates");
+        let refuse = Refuse { stage: f3d_hal::ShaderStage::Fragment, entry_point: "fs".into() };
+        let lowered = lower(&module, 0, &refuse).unwrap_or_else(|_| panic!("lowers"));
+        // The first pass learns all 40 variables; the second lowers them as varying.
+        assert_eq!(lowered.passes, 2);
     }
 }
