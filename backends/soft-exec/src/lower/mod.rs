@@ -166,7 +166,8 @@ pub(crate) struct Lowered {
     pub(crate) input_regs: Vec<Vec<Reg>>,
     /// Virtual registers of each output slot's components.
     pub(crate) output_regs: Vec<Vec<Reg>>,
-    /// How many lowering passes the uniformity analysis took.
+    /// How many lowering passes the uniformity analysis took (for the unit tests).
+    #[cfg_attr(not(test), expect(dead_code, reason = "only the unit tests read it"))]
     pub(crate) passes: u32,
 }
 
