@@ -51,7 +51,7 @@ impl Value {
 
 #[derive(Clone, Debug)]
 struct Param {
-    name: String,
+    name: Arc<str>,
     ty: ParamType,
     hint: Option<Hint>,
     slot: ParamSlot,
@@ -62,7 +62,7 @@ struct Param {
 /// A material's parameter values: the packed block and the textures.
 #[derive(Clone, Debug)]
 pub struct MaterialParameters {
-    material: String,
+    material: Arc<str>,
     params: Arc<[Param]>,
     block: Vec<u8>,
     textures: Vec<Option<TextureHandle>>,
@@ -93,12 +93,18 @@ impl MaterialParameters {
                 if p.ty.is_texture() {
                     texture_count += 1;
                 }
-                Param { name: p.name.clone(), ty: p.ty, hint: p.hint, slot: slot.clone(), texture_index }
+                Param {
+                    name: p.name.as_str().into(),
+                    ty: p.ty,
+                    hint: p.hint,
+                    slot: slot.clone(),
+                    texture_index,
+                }
             })
             .collect();
         let size = layout.block.as_ref().map_or(0, |b| b.size as usize);
         let mut this = Self {
-            material: desc.name.clone(),
+            material: desc.name.as_str().into(),
             params: params.into(),
             block: vec![0; size],
             textures: vec![None; texture_count],
@@ -118,7 +124,7 @@ impl MaterialParameters {
     /// answers [`ParameterError::Unknown`]).
     pub fn none(material: &str) -> Self {
         Self {
-            material: material.to_owned(),
+            material: material.into(),
             params: Arc::new([]),
             block: Vec::new(),
             textures: Vec::new(),
@@ -167,10 +173,12 @@ impl MaterialParameters {
     }
 
     fn find(&self, name: &str) -> Result<(usize, &Param), ParameterError> {
-        self.params.iter().enumerate().find(|(_, p)| p.name == name).ok_or_else(|| ParameterError::Unknown {
-            material: self.material.clone(),
-            parameter: name.to_owned(),
-            declared: self.params.iter().map(|p| p.name.clone()).collect(),
+        self.params.iter().enumerate().find(|(_, p)| *p.name == *name).ok_or_else(|| {
+            ParameterError::Unknown {
+                material: self.material.to_string(),
+                parameter: name.to_owned(),
+                declared: self.params.iter().map(|p| p.name.to_string()).collect(),
+            }
         })
     }
 
@@ -361,12 +369,13 @@ impl MaterialParameters {
         &mut self.block
     }
 
-    /// Each texture parameter: its name, the texture set (if any), and the RGBA8 texel the
-    /// renderer binds instead when it is unset (from its `Default*` hint; white without one).
-    pub fn textures(&self) -> impl Iterator<Item = (&str, Option<&TextureHandle>, [u8; 4])> {
+    /// Each texture parameter: its name (shared: cloning it allocates nothing), the texture set
+    /// (if any), and the RGBA8 texel the renderer binds instead when it is unset (from its
+    /// `Default*` hint; white without one).
+    pub fn textures(&self) -> impl Iterator<Item = (&Arc<str>, Option<&TextureHandle>, [u8; 4])> {
         self.params.iter().filter(|p| p.ty.is_texture()).map(|p| {
             let fallback = p.hint.and_then(|h| h.default_texel()).unwrap_or([255; 4]);
-            (p.name.as_str(), self.textures.get(p.texture_index).and_then(Option::as_ref), fallback)
+            (&p.name, self.textures.get(p.texture_index).and_then(Option::as_ref), fallback)
         })
     }
 

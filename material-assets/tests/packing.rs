@@ -178,7 +178,7 @@ fn textures_check_their_dimension_and_fall_back_to_their_hint() {
         "(name: \"albedo\", type: Texture2d, hint: DefaultNormal), (name: \"sky\", type: TextureCube), (name: \"k\", type: Float),",
     );
     let mut p = MaterialParameters::new(&loaded.desc, &compiled.layout);
-    let unset: Vec<_> = p.textures().map(|(n, t, f)| (n.to_owned(), t.is_some(), f)).collect();
+    let unset: Vec<_> = p.textures().map(|(n, t, f)| (n.to_string(), t.is_some(), f)).collect();
     assert_eq!(
         unset,
         [("albedo".to_owned(), false, [128, 128, 255, 255]), ("sky".to_owned(), false, [255; 4])]

@@ -84,7 +84,7 @@ pub fn draw_items(
                 }
             }
             for (name, t, s) in &pipeline.slots.textures {
-                if let Some((_, texture)) = material.textures.iter().find(|(n, _)| n == name) {
+                if let Some((_, texture)) = material.textures.iter().find(|(n, _)| **n == **name) {
                     encoder.bind_texture_at(*t, texture);
                     if let Some(s) = s {
                         encoder.bind_sampler_at(*s, &frame.bindings.material_sampler);

@@ -186,8 +186,9 @@ pub struct GpuMaterial {
     pub shader: Arc<MaterialShader>,
     /// The packed `material_params` block.
     pub block: Vec<u8>,
-    /// Each texture parameter and where its texture comes from.
-    pub textures: Vec<(String, TextureSource)>,
+    /// Each texture parameter (its name shared with the shader's parameters) and where its
+    /// texture comes from.
+    pub textures: Vec<(Arc<str>, TextureSource)>,
     /// Blending.
     pub blending: Blending,
     /// Whether it reads the opaque scene's colour.
@@ -313,11 +314,11 @@ impl RenderMaterials {
                         let ty = desc
                             .parameters
                             .iter()
-                            .find(|p| p.name == name)
+                            .find(|p| *p.name == **name)
                             .map_or(ParamType::Texture2d, |p| p.ty);
                         let slot =
-                            m.images().iter().find(|(n, _)| n == name).map(|(_, h)| images.slot(h.id()));
-                        (name.to_owned(), TextureSource::of(ty, slot, fallback))
+                            m.images().iter().find(|(n, _)| **n == **name).map(|(_, h)| images.slot(h.id()));
+                        (name.clone(), TextureSource::of(ty, slot, fallback))
                     })
                     .collect();
                 Some(GpuMaterial {
@@ -339,17 +340,17 @@ impl RenderMaterials {
         images: &mut AssetSlots,
     ) -> Option<GpuMaterial> {
         let shader = self.shader_for_raw(m)?;
-        let mut textures: Vec<(String, TextureSource)> = m
+        let mut textures: Vec<(Arc<str>, TextureSource)> = m
             .textures()
             .map(|(name, cube)| {
                 let ty = if cube { ParamType::TextureCube } else { ParamType::Texture2d };
                 let slot = m.images().iter().find(|(n, _)| n == name).map(|(_, h)| images.slot(h.id()));
-                (name.to_owned(), TextureSource::of(ty, slot, [255; 4]))
+                (Arc::from(name), TextureSource::of(ty, slot, [255; 4]))
             })
             .collect();
         if !m.environment {
             // Bound after the view's own, so the shader sees black instead of the scene's.
-            textures.push((ENVIRONMENT.to_owned(), TextureSource::CubeTexel([0, 0, 0, 255])));
+            textures.push((Arc::from(ENVIRONMENT), TextureSource::CubeTexel([0, 0, 0, 255])));
         }
         Some(GpuMaterial {
             block: Vec::new(),
@@ -373,12 +374,12 @@ impl RenderMaterials {
             .map(|(name, _, fallback)| {
                 let source = images
                     .iter()
-                    .find(|(n, _)| *n == name)
+                    .find(|(n, _)| **n == **name)
                     .and_then(|(_, h)| *h)
                     .map_or(TextureSource::Texel(fallback), |h| {
                         TextureSource::Image(images_ids.slot(h.id()))
                     });
-                (name.to_owned(), source)
+                (name.clone(), source)
             })
             .collect();
         Some(GpuMaterial {
@@ -473,7 +474,7 @@ pub fn move_material_instances(
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ClassKey {
     shader: u64,
-    textures: Vec<(String, TextureSource)>,
+    textures: Vec<(Arc<str>, TextureSource)>,
 }
 
 impl ClassKey {

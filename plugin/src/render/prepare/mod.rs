@@ -63,7 +63,7 @@ pub struct BoundMaterial {
     /// The material array as bound (`f3d_materials`).
     pub array: BoundArray,
     /// (parameter name, texture).
-    pub textures: Vec<(String, TextureHandle)>,
+    pub textures: Vec<(Arc<str>, TextureHandle)>,
     /// A shader material's uniform blocks: (variable name, bytes).
     pub blocks: Vec<(String, Arc<Vec<u8>>)>,
 }
