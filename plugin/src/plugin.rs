@@ -23,7 +23,10 @@ use bevy_transform::TransformPlugin;
 use bevy_transform::TransformSystems;
 use f3d_hal::{DeviceRegistry, DeviceRequest, GraphicsDevice};
 
-use crate::material::loader::{CustomMaterialLoader, MaterialLoaderBudget, carry_reloaded_values};
+use crate::material::loader::{
+    CustomMaterialLoader, MaterialLoaderBudget, MaterialValuesSeen, carry_reloaded_values,
+    remember_waiting_values,
+};
 use crate::material::{
     CustomMaterial, HotReload, MaterialEvent, MaterialWatch, RenderMaterialStore, ShaderMaterial,
     StandardMaterial,
@@ -170,6 +173,8 @@ impl Plugin for F3dRenderPlugin {
             bevy_asset::io::file::FileAssetReader::get_base_path().join(asset_root),
             loader_budget,
         ))
+        .init_resource::<MaterialValuesSeen>()
+        .add_systems(First, remember_waiting_values)
         .add_systems(Last, carry_reloaded_values);
         // Hooks list mesh entities for extraction when these are inserted, replaced or
         // removed (bevy_camera's visibility plugin owns `Mesh3d`'s add hook; these are free).

@@ -261,6 +261,28 @@ fn values_set_before_the_file_loads_are_applied_when_it_does() {
     assert!(h.custom_mut().is_loaded());
 }
 
+/// A value set on the placeholder while the file loads survives even when the loaded material
+/// lands in the very frame that first sees the placeholder (both asset events read together):
+/// the loader is given time to finish before the first update.
+#[test]
+fn values_set_while_the_file_loads_survive_a_load_landing_in_the_same_frame() {
+    let ron = ron("[1.0, 0.0, 0.0, 1.0]");
+    let mut h = AssetHarness::start(
+        "pending_same_frame",
+        &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
+        |world, handle| {
+            // The load runs on bevy's IO threads; by the time the app first updates it is done.
+            std::thread::sleep(Duration::from_millis(1500));
+            let mut materials = world.resource_mut::<Assets<CustomMaterial>>();
+            let mut m = materials.get_or_insert_with(handle, CustomMaterial::loading).expect("a live handle");
+            m.set("tint", Value::Vec4([0.0, 1.0, 0.0, 1.0])).expect("kept until the file loads");
+        },
+    );
+    assert!(matches!(h.settle(), LoadState::Loaded));
+    let c = h.wait_for(GREEN);
+    assert!(is_mostly(c, GREEN), "{c:?}");
+}
+
 /// The probe's typed struct, made by `f3d material codegen probe.ron` in a folder holding
 /// [`ron`]`("[1.0, 0.0, 0.0, 1.0]")`.
 #[rustfmt::skip]

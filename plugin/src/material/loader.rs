@@ -13,7 +13,11 @@
 //!   fails), so it keeps drawing; the failure is logged and in the load state.
 //! * **Values the app set survive a reload**: [`carry_reloaded_values`] copies them into the
 //!   new version where it still has a parameter of the same name and type (images by name),
-//!   before the render world takes it.
+//!   before the render world takes it. Values set on a placeholder before the file loaded
+//!   (`get_or_insert_with(handle, CustomMaterial::loading)`) are kept by
+//!   [`remember_waiting_values`] at the start of each frame, before bevy_asset can replace the
+//!   placeholder with the loaded material, so they are applied even when the load lands in
+//!   the frame that first sees the placeholder.
 //!
 //! Materials loaded this way are reloaded by bevy_asset; [`CustomMaterial::from_file`] keeps
 //! f3d's own watcher (the render world's store) for apps without an asset folder.
@@ -161,14 +165,34 @@ impl AssetLoader for CustomMaterialLoader {
     }
 }
 
+/// Each material's values as last seen, carried into the next version the loader brings.
+#[derive(Resource, Default)]
+pub struct MaterialValuesSeen(HashMap<AssetId<CustomMaterial>, CustomMaterial>);
+
+/// Remembers placeholders holding values set before their file loaded (runs in `First`,
+/// before bevy_asset inserts loaded assets in `PreUpdate`): when the loaded material replaces
+/// a placeholder in the frame that also brings the placeholder's own `Added` event,
+/// [`carry_reloaded_values`] would otherwise never see the placeholder's values.
+pub fn remember_waiting_values(assets: Res<Assets<CustomMaterial>>, mut seen: ResMut<MaterialValuesSeen>) {
+    if !assets.is_changed() {
+        return;
+    }
+    for (id, material) in assets.iter() {
+        if material.holds_waiting_values() {
+            seen.0.insert(id, material.clone());
+        }
+    }
+}
+
 /// Carries the values the app set on a material into the version a reload brought (runs in
 /// `Last`, before extraction takes the new version), and remembers each material's latest
 /// values.
 pub fn carry_reloaded_values(
     mut events: MessageReader<AssetEvent<CustomMaterial>>,
     mut assets: ResMut<Assets<CustomMaterial>>,
-    mut last: Local<HashMap<AssetId<CustomMaterial>, CustomMaterial>>,
+    mut seen: ResMut<MaterialValuesSeen>,
 ) {
+    let last = &mut seen.0;
     for event in events.read() {
         match *event {
             AssetEvent::Added { id } | AssetEvent::Modified { id } => {

@@ -282,6 +282,11 @@ impl CustomMaterial {
         self.loaded.is_some()
     }
 
+    /// Whether this is a placeholder holding values set before its file loaded.
+    pub(crate) fn holds_waiting_values(&self) -> bool {
+        self.loaded.is_none() && !self.pending.is_empty()
+    }
+
     /// The material as loaded (its current version); `None` until a material from a file
     /// has loaded.
     pub fn loaded(&self) -> Option<&Arc<LoadedMaterial>> {
