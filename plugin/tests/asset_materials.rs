@@ -243,13 +243,15 @@ fn a_broken_save_keeps_the_last_good_material_drawing() {
     h.wait_for(RED);
 }
 
-#[test]
-fn values_set_before_the_file_loads_are_applied_when_it_does() {
+/// A red probe whose placeholder gets a green tint before the file has loaded, `wait` after
+/// the load was asked for; the tint must reach the screen once the file loads.
+fn pending_tint_reaches_the_screen(name: &str, wait: Duration) -> AssetHarness {
     let ron = ron("[1.0, 0.0, 0.0, 1.0]");
     let mut h = AssetHarness::start(
-        "pending",
+        name,
         &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
         |world, handle| {
+            std::thread::sleep(wait);
             let mut materials = world.resource_mut::<Assets<CustomMaterial>>();
             let mut m = materials.get_or_insert_with(handle, CustomMaterial::loading).expect("a live handle");
             m.set("tint", Value::Vec4([0.0, 1.0, 0.0, 1.0])).expect("kept until the file loads");
@@ -258,29 +260,21 @@ fn values_set_before_the_file_loads_are_applied_when_it_does() {
     assert!(matches!(h.settle(), LoadState::Loaded));
     let c = h.wait_for(GREEN);
     assert!(is_mostly(c, GREEN), "{c:?}");
+    h
+}
+
+#[test]
+fn values_set_before_the_file_loads_are_applied_when_it_does() {
+    let mut h = pending_tint_reaches_the_screen("pending", Duration::ZERO);
     assert!(h.custom_mut().is_loaded());
 }
 
 /// A value set on the placeholder while the file loads survives even when the loaded material
 /// lands in the very frame that first sees the placeholder (both asset events read together):
-/// the loader is given time to finish before the first update.
+/// the load runs on bevy's IO threads and is given time to finish before the first update.
 #[test]
 fn values_set_while_the_file_loads_survive_a_load_landing_in_the_same_frame() {
-    let ron = ron("[1.0, 0.0, 0.0, 1.0]");
-    let mut h = AssetHarness::start(
-        "pending_same_frame",
-        &[("probe.ron", &ron), ("probe.wgsl", PROBE), ("shade.wgsl", SHADE_SAME)],
-        |world, handle| {
-            // The load runs on bevy's IO threads; by the time the app first updates it is done.
-            std::thread::sleep(Duration::from_millis(1500));
-            let mut materials = world.resource_mut::<Assets<CustomMaterial>>();
-            let mut m = materials.get_or_insert_with(handle, CustomMaterial::loading).expect("a live handle");
-            m.set("tint", Value::Vec4([0.0, 1.0, 0.0, 1.0])).expect("kept until the file loads");
-        },
-    );
-    assert!(matches!(h.settle(), LoadState::Loaded));
-    let c = h.wait_for(GREEN);
-    assert!(is_mostly(c, GREEN), "{c:?}");
+    pending_tint_reaches_the_screen("pending_same_frame", Duration::from_millis(1500));
 }
 
 /// The probe's typed struct, made by `f3d material codegen probe.ron` in a folder holding
