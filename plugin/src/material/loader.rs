@@ -172,7 +172,9 @@ pub struct MaterialValuesSeen(HashMap<AssetId<CustomMaterial>, CustomMaterial>);
 /// Remembers placeholders holding values set before their file loaded (runs in `First`,
 /// before bevy_asset inserts loaded assets in `PreUpdate`): when the loaded material replaces
 /// a placeholder in the frame that also brings the placeholder's own `Added` event,
-/// [`carry_reloaded_values`] would otherwise never see the placeholder's values.
+/// [`carry_reloaded_values`] would otherwise never see the placeholder's values. It looks only
+/// in frames where the materials changed (bevy_asset marks `Assets` changed when it has events
+/// to send or drops to process); a steady frame returns at once.
 pub fn remember_waiting_values(assets: Res<Assets<CustomMaterial>>, mut seen: ResMut<MaterialValuesSeen>) {
     if !assets.is_changed() {
         return;

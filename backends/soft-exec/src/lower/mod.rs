@@ -14,8 +14,8 @@
 //! `break`/`continue`/`return` under divergent control shows they need lane masks. Each such
 //! discovery is recorded and lowering starts again with it (a pass that finds a varying
 //! variable goes on to its end and records every one it finds; one that finds a varying loop
-//! stops there); facts only ever move from uniform to varying, so this ends. The result: loop counters and lighting
-//! loops over uniform light counts run once per batch, not once per lane.
+//! stops there); facts only ever move from uniform to varying, so this ends. The result: loop
+//! counters and lighting loops over uniform light counts run once per batch, not once per lane.
 
 mod access;
 pub(crate) mod builder;
