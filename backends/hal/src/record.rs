@@ -179,7 +179,7 @@ pub trait PassSink: Sync {
     /// What only this backend refuses of the bindings at a draw, after the shared rules (a
     /// format its API cannot filter linearly, say); asked when a binding changed since the
     /// last draw. `bound[i]` is what slot `i` of `pipeline` holds; `pairs` lists each
-    /// texture slot with its sampler's slot (the HAL's pairing, `BindingLayout::sampler_for`).
+    /// texture slot with its sampler's slot (the HAL's pairing, `BindingLayout::texture_samplers`).
     fn check_bindings(
         &self,
         operation: &'static str,
@@ -239,8 +239,6 @@ pub struct Recorder<'a> {
     rebound: bool,
     /// The sink's uniform alignment, asked once.
     align: usize,
-    /// Each texture slot of the current pipeline with its sampler's slot, found once.
-    pairs: Vec<(usize, usize)>,
 }
 
 fn refused(operation: &'static str, reason: impl Into<String>) -> DeviceError {
@@ -285,7 +283,6 @@ impl<'a> Recorder<'a> {
             queries: Vec::new(),
             rebound: true,
             align: sink.uniform_alignment().max(1),
-            pairs: Vec::new(),
         })
     }
 
@@ -349,7 +346,7 @@ impl<'a> Recorder<'a> {
         }
         let draws = *self.draws.get_or_insert_with(|| self.sink.pipeline_draws(pipeline));
         if draws {
-            self.sink.check_bindings(operation, &self.bound, &self.pairs)?;
+            self.sink.check_bindings(operation, &self.bound, pipeline.bindings().texture_samplers())?;
         }
         self.rebound = false;
         Ok(draws)
@@ -464,15 +461,6 @@ impl PassEncoder for Recorder<'_> {
         self.bound.clear();
         self.bound.resize(pipeline.bindings().entries().len(), None);
         self.rebound = true;
-        let layout = pipeline.bindings();
-        self.pairs.clear();
-        for (i, b) in layout.entries().iter().enumerate() {
-            if matches!(b.kind, BindingKind::Texture { .. })
-                && let Some(sampler) = layout.sampler_for(&b.name)
-            {
-                self.pairs.push((i, sampler.0 as usize));
-            }
-        }
         self.draws = None;
         self.pipeline = Some(pipeline.clone());
         self.pass.commands.push(PassCommand::SetPipeline(pipeline.clone()));

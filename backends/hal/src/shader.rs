@@ -266,13 +266,28 @@ pub struct BindingSlot(pub u32);
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BindingLayout {
     entries: Vec<BindingInfo>,
+    /// Each texture's slot with its sampler's slot ([`sampler_for`](Self::sampler_for)),
+    /// found once: every `set_pipeline` of a recorder reads them.
+    texture_samplers: Vec<(usize, usize)>,
 }
 
 impl BindingLayout {
     /// A layout of these bindings; sorted by group and binding.
     pub fn new(mut entries: Vec<BindingInfo>) -> Self {
         entries.sort_by_key(|b| (b.group, b.binding));
-        Self { entries }
+        let texture_samplers = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| matches!(b.kind, BindingKind::Texture { .. }))
+            .filter_map(|(i, b)| Some((i, sampler_of(&entries, &b.name)?.0 as usize)))
+            .collect();
+        Self { entries, texture_samplers }
+    }
+
+    /// Each texture's slot with its sampler's slot, as [`sampler_for`](Self::sampler_for)
+    /// pairs them (textures without a sampler left out), in slot order.
+    pub fn texture_samplers(&self) -> &[(usize, usize)] {
+        &self.texture_samplers
     }
 
     /// Every binding, by slot.
@@ -297,15 +312,83 @@ impl BindingLayout {
     /// The slot of the sampler that goes with texture `texture_name`: `<name>_sampler` when
     /// declared (the material convention), otherwise the only sampler of the layout.
     pub fn sampler_for(&self, texture_name: &str) -> Option<BindingSlot> {
-        let conventional = format!("{texture_name}_sampler");
-        if let Some(slot) = self.slot(&conventional) {
-            return Some(slot);
+        sampler_of(&self.entries, texture_name)
+    }
+}
+
+/// [`BindingLayout::sampler_for`] over `entries`, without building the conventional name.
+fn sampler_of(entries: &[BindingInfo], texture_name: &str) -> Option<BindingSlot> {
+    let is_sampler = |b: &&BindingInfo| matches!(b.kind, BindingKind::Sampler { .. });
+    let slot = |i: usize| BindingSlot(i as u32);
+    // The lookup `BindingLayout::slot` makes of `<name>_sampler`: by name, then type name.
+    let named = |name: Option<&str>| name.and_then(|n| n.strip_suffix("_sampler")) == Some(texture_name);
+    let conventional = entries
+        .iter()
+        .position(|b| named(Some(&b.name)))
+        .or_else(|| entries.iter().position(|b| named(b.type_name.as_deref())));
+    if let Some(i) = conventional {
+        return Some(slot(i));
+    }
+    let mut samplers = entries.iter().enumerate().filter(|(_, b)| is_sampler(b));
+    match (samplers.next(), samplers.next()) {
+        (Some((i, _)), None) => Some(slot(i)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding(name: &str, binding: u32, kind: BindingKind) -> BindingInfo {
+        BindingInfo {
+            name: name.into(),
+            type_name: None,
+            group: 0,
+            binding,
+            kind,
+            vertex: false,
+            fragment: true,
         }
-        let mut samplers =
-            self.entries.iter().enumerate().filter(|(_, b)| matches!(b.kind, BindingKind::Sampler { .. }));
-        match (samplers.next(), samplers.next()) {
-            (Some((i, _)), None) => Some(BindingSlot(i as u32)),
-            _ => None,
-        }
+    }
+
+    fn texture(name: &str, at: u32) -> BindingInfo {
+        let kind =
+            BindingKind::Texture { dimension: crate::TextureDimension::D2, depth: false, integer: false };
+        binding(name, at, kind)
+    }
+
+    fn sampler(name: &str, at: u32) -> BindingInfo {
+        binding(name, at, BindingKind::Sampler { comparison: false })
+    }
+
+    /// Textures pair with `<name>_sampler`, else with the layout's only sampler, and the
+    /// pairs found once at construction are the ones `sampler_for` answers by name.
+    #[test]
+    fn textures_pair_with_their_conventional_or_only_sampler() {
+        let two = BindingLayout::new(vec![
+            texture("albedo", 0),
+            sampler("albedo_sampler", 1),
+            texture("normal", 2),
+            sampler("normal_sampler", 3),
+            texture("unpaired", 4),
+        ]);
+        assert_eq!(two.sampler_for("albedo"), Some(BindingSlot(1)));
+        assert_eq!(two.sampler_for("normal"), Some(BindingSlot(3)));
+        assert_eq!(two.sampler_for("unpaired"), None, "two samplers, neither its own");
+        assert_eq!(two.sampler_for("albedo_sampler"), None);
+        assert_eq!(two.texture_samplers(), &[(0, 1), (2, 3)]);
+
+        let one = BindingLayout::new(vec![sampler("s", 5), texture("t", 4), texture("u", 6)]);
+        assert_eq!(one.sampler_for("t"), Some(BindingSlot(1)), "the only sampler, sorted to slot 1");
+        assert_eq!(one.texture_samplers(), &[(0, 1), (2, 1)]);
+
+        let by_type = BindingLayout::new(vec![
+            texture("t", 0),
+            BindingInfo { type_name: Some("t_sampler".into()), ..sampler("renamed", 1) },
+            sampler("other", 2),
+        ]);
+        assert_eq!(by_type.sampler_for("t"), Some(BindingSlot(1)), "the type name counts, as in `slot`");
+        assert_eq!(BindingLayout::default().texture_samplers(), &[]);
     }
 }
