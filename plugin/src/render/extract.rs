@@ -322,7 +322,8 @@ pub fn extract_camera(
 ) {
     let state = query_state(&mut *state, &mut main);
     let main_size = main.get_resource::<RenderSettings>().map_or((1, 1), |s| s.size);
-    let windows = main.get_resource::<WindowTargets>().cloned().unwrap_or_default();
+    let no_windows = WindowTargets::default();
+    let windows = main.get_resource::<WindowTargets>().unwrap_or(&no_windows);
     let default_clear = main.get_resource::<ClearColor>().map_or(ClearColor::default().0, |c| c.0);
     all.0.clear();
     let Some(images) = main.get_resource::<Assets<Image>>() else {
@@ -333,7 +334,7 @@ pub fn extract_camera(
         if !camera.is_active {
             continue;
         }
-        let Some(size) = target_size(target, main_size, &windows, images) else { continue };
+        let Some(size) = target_size(target, main_size, windows, images) else { continue };
         let clear = match camera.clear_color {
             ClearColorConfig::Custom(c) => c,
             ClearColorConfig::Default | ClearColorConfig::None => default_clear,
