@@ -25,6 +25,7 @@ use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryFilter;
+use bevy_ecs::storage::TableId;
 use bevy_ecs::world::DeferredWorld;
 use bevy_image::Image;
 use bevy_light::{
@@ -574,10 +575,12 @@ pub fn extract_instances(
     if let Some(mut changes) = main.get_resource_mut::<InstanceChanges>() {
         std::mem::swap(&mut *touched, &mut changes.bypass_change_detection().touched);
     }
+    // The tables holding mesh entities, found once for the three column scans below.
+    let tables = main.component_id::<Mesh3d>().map(|mesh| mesh_tables(&main, mesh)).unwrap_or_default();
     for component in
         [main.component_id::<Mesh3d>(), main.component_id::<ViewVisibility>()].into_iter().flatten()
     {
-        changed_mesh_entities(&main, component, &mut touched);
+        changed_mesh_entities(&main, &tables, component, &mut touched);
     }
     let instances = &mut *instances;
     if !touched.is_empty() {
@@ -609,16 +612,15 @@ pub fn extract_instances(
         }
         touched.clear();
     }
-    copy_moved_transforms(&main, instances);
+    copy_moved_transforms(&main, &tables, instances);
 }
 
 /// Lists in `out` every mesh entity whose `component` changed since the main world's last
 /// `clear_trackers` (the tick scan of [`copy_moved_transforms`], without the copy).
-fn changed_mesh_entities(main: &World, component: ComponentId, out: &mut Vec<Entity>) {
-    let Some(mesh_id) = main.component_id::<Mesh3d>() else { return };
+fn changed_mesh_entities(main: &World, tables: &[TableId], component: ComponentId, out: &mut Vec<Entity>) {
     let changed = change_test(main);
     let mut steps = Vec::new();
-    for id in mesh_tables(main, mesh_id, component) {
+    for &id in tables {
         let Some(table) = main.storages().tables.get(id) else { continue };
         let Some(ticks) = table.get_changed_ticks_slice_for(component) else { continue };
         // SAFETY: `UnsafeCell<Tick>` has `Tick`'s layout, and nothing writes the column while
@@ -669,16 +671,13 @@ fn change_test(main: &World) -> impl Fn(Tick) -> bool + Copy + use<> {
     move |tick: Tick| this_run.wrapping_sub(tick.get()) < since_last_run
 }
 
-/// The tables holding mesh entities with `component`, each once.
-fn mesh_tables(
-    main: &World,
-    mesh_id: ComponentId,
-    component: ComponentId,
-) -> Vec<bevy_ecs::storage::TableId> {
+/// The tables holding mesh entities, each once (a table without a scanned column answers
+/// `None` for its ticks and is skipped by the scan).
+fn mesh_tables(main: &World, mesh_id: ComponentId) -> Vec<TableId> {
     let mut tables: Vec<_> = main
         .archetypes()
         .iter()
-        .filter(|a| !a.is_empty() && a.contains(mesh_id) && a.contains(component))
+        .filter(|a| !a.is_empty() && a.contains(mesh_id))
         .map(|a| a.table_id())
         .collect();
     tables.sort_unstable_by_key(|t| t.as_usize());
@@ -705,18 +704,13 @@ const PARALLEL_STEPS: usize = 512;
 /// location lookup and a 48-byte store. When more than [`PARALLEL_STEPS`] steps of a table
 /// found a change, the copies are split across rayon's threads: they are bound by memory
 /// traffic (~200 bytes per moved entity), which one core alone does not saturate.
-fn copy_moved_transforms(main: &World, instances: &mut RenderInstances) {
-    let (Some(transform_id), Some(mesh_id)) =
-        (main.component_id::<GlobalTransform>(), main.component_id::<Mesh3d>())
-    else {
-        return;
-    };
+fn copy_moved_transforms(main: &World, tables: &[TableId], instances: &mut RenderInstances) {
+    let Some(transform_id) = main.component_id::<GlobalTransform>() else { return };
     let changed = change_test(main);
-    let tables = mesh_tables(main, mesh_id, transform_id);
     let writer = instances.transform_writer();
     let mut dirty = writer.dirty_ranges();
     let mut moved_steps = Vec::new();
-    for id in tables {
+    for &id in tables {
         let Some(table) = main.storages().tables.get(id) else { continue };
         let Some(ticks) = table.get_changed_ticks_slice_for(transform_id) else { continue };
         // SAFETY: `transform_id` is `GlobalTransform`'s id in this world, so the column holds
@@ -808,6 +802,12 @@ mod tests {
         (world, entities, instances)
     }
 
+    /// The scan of moved transforms over every mesh table, as `extract_instances` runs it.
+    fn copy_moved(world: &World, instances: &mut RenderInstances) {
+        let tables = mesh_tables(world, world.component_id::<Mesh3d>().expect("mesh entities"));
+        copy_moved_transforms(world, &tables, instances);
+    }
+
     fn moved(i: usize) -> GlobalTransform {
         GlobalTransform::from(Transform::from_xyz(i as f32, 5.0, -1.0).with_scale(Vec3::splat(2.0)))
     }
@@ -819,7 +819,7 @@ mod tests {
         for count in [1000, PARALLEL_STEPS * SCAN_CHUNK * 3 + 123] {
             let (mut world, entities, mut instances) = world_with_instances(count);
             // Untouched: nothing is copied and nothing becomes dirty.
-            copy_moved_transforms(&world, &mut instances);
+            copy_moved(&world, &mut instances);
             assert_eq!(instances.batches[0].dirty, None, "{count}: a static scan marked instances dirty");
 
             // Every 97th entity moves, plus the first and last rows of a split piece.
@@ -831,7 +831,7 @@ mod tests {
             for &i in &chosen {
                 *world.get_mut::<GlobalTransform>(entities[i]).unwrap() = moved(i);
             }
-            copy_moved_transforms(&world, &mut instances);
+            copy_moved(&world, &mut instances);
             let batch = &instances.batches[0];
             assert_eq!(batch.entities, entities, "{count}: instances are in spawn order");
             for (i, rows) in batch.transforms.iter().enumerate() {
