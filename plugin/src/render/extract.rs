@@ -576,10 +576,9 @@ pub fn extract_instances(
         std::mem::swap(&mut *touched, &mut changes.bypass_change_detection().touched);
     }
     // The tables holding mesh entities, found once for the three column scans below.
-    let tables = main.component_id::<Mesh3d>().map(|mesh| mesh_tables(&main, mesh)).unwrap_or_default();
-    for component in
-        [main.component_id::<Mesh3d>(), main.component_id::<ViewVisibility>()].into_iter().flatten()
-    {
+    let mesh_id = main.component_id::<Mesh3d>();
+    let tables = mesh_id.map(|mesh| mesh_tables(&main, mesh)).unwrap_or_default();
+    for component in [mesh_id, main.component_id::<ViewVisibility>()].into_iter().flatten() {
         changed_mesh_entities(&main, &tables, component, &mut touched);
     }
     let instances = &mut *instances;

@@ -71,47 +71,38 @@ impl<'a> BlockWriter<'a> {
         Self { table, bytes: vec![0; table.size as usize] }
     }
 
-    fn put(&mut self, path: &str, words: &[[u8; 4]]) {
+    /// Little-endian words at a member path's offset, one after another.
+    fn put(&mut self, path: &str, words: impl IntoIterator<Item = [u8; 4]>) {
         let Some(at) = self.table.offset(path) else { return };
-        for (i, w) in words.iter().enumerate() {
+        for (i, w) in words.into_iter().enumerate() {
             let o = at as usize + i * 4;
             if let Some(dst) = self.bytes.get_mut(o..o + 4) {
-                dst.copy_from_slice(w);
+                dst.copy_from_slice(&w);
             }
         }
     }
 
-    /// Floats as little-endian words (at most 16, a `mat4x4`), without allocating.
-    fn put_floats(&mut self, path: &str, floats: &[f32]) {
-        let mut words = [[0; 4]; 16];
-        let n = floats.len().min(16);
-        for (w, f) in words.iter_mut().zip(&floats[..n]) {
-            *w = f.to_le_bytes();
-        }
-        self.put(path, &words[..n]);
-    }
-
     /// An `f32`.
     pub fn f32(&mut self, path: &str, v: f32) -> &mut Self {
-        self.put(path, &[v.to_le_bytes()]);
+        self.put(path, [v.to_le_bytes()]);
         self
     }
 
     /// A `u32`.
     pub fn u32(&mut self, path: &str, v: u32) -> &mut Self {
-        self.put(path, &[v.to_le_bytes()]);
+        self.put(path, [v.to_le_bytes()]);
         self
     }
 
     /// A `vec2<f32>`, `vec3<f32>` or `vec4<f32>`.
     pub fn vec(&mut self, path: &str, v: &[f32]) -> &mut Self {
-        self.put_floats(path, v);
+        self.put(path, v.iter().map(|f| f.to_le_bytes()));
         self
     }
 
     /// A `mat4x4<f32>` (column-major).
     pub fn mat4(&mut self, path: &str, m: &Mat4) -> &mut Self {
-        self.put_floats(path, &m.to_cols_array());
+        self.put(path, m.to_cols_array().map(f32::to_le_bytes));
         self
     }
 
